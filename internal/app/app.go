@@ -1,0 +1,190 @@
+// Package app wires the service together: storage, Redis, model providers,
+// the domains and the HTTP router, and runs the server with graceful
+// shutdown. It reads no configuration itself: cmd/server hands it a Config.
+package app
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"strconv"
+	"time"
+
+	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/collectors"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+	"github.com/redis/go-redis/v9"
+	"gorm.io/gorm"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/db"
+	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/users"
+)
+
+// APIPrefix is the root of every REST path (kept from the original).
+const APIPrefix = "/api/xunzhi/v1"
+
+// App is the assembled service.
+type App struct {
+	cfg     Config
+	log     *slog.Logger
+	db      *gorm.DB
+	rdb     redis.UniversalClient // nil without Redis
+	reg     *prometheus.Registry
+	router  *gin.Engine
+	closers []func() error
+}
+
+// New connects to the database (running migrations) and Redis when
+// configured, and builds the router.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) {
+	a = &App{cfg: cfg, log: log, reg: prometheus.NewRegistry()}
+	defer func() {
+		if err != nil {
+			a.Close()
+		}
+	}()
+	a.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+
+	a.db, err = db.Open(ctx, db.Config{Driver: cfg.Database.Driver, DSN: cfg.Database.DSN,
+		MaxOpenConns: cfg.Database.MaxOpenConns, MaxIdleConns: cfg.Database.MaxIdleConns})
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, func() error { return db.Close(a.db) })
+
+	if cfg.Redis.Enabled() {
+		a.rdb = redis.NewUniversalClient(&redis.UniversalOptions{
+			Addrs: cfg.Redis.AddrList(), IsClusterMode: cfg.Redis.Cluster,
+			Username: cfg.Redis.Username, Password: cfg.Redis.Password, DB: cfg.Redis.DB,
+		})
+		a.closers = append(a.closers, a.rdb.Close)
+		pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+		perr := a.rdb.Ping(pingCtx).Err()
+		cancel()
+		if perr != nil {
+			// Redis is an optimisation (cache, locks, cross-instance dedup):
+			// start anyway, /readyz reports it and hybrid mode falls back.
+			log.Warn("redis unreachable at start-up; continuing", "addrs", cfg.Redis.Addrs, "err", perr)
+		}
+	}
+
+	var tokenCache users.TokenCache
+	if a.rdb != nil {
+		tokenCache = users.NewRedisTokenCache(a.rdb, cfg.Redis.KeyPrefix)
+	}
+	userSvc, err := users.NewService(users.NewGormStore(a.db), tokenCache, users.Config{
+		TokenTTL: cfg.Auth.TokenTTL, TokenIdleTTL: cfg.Auth.TokenIdleTTL, BcryptCost: cfg.Auth.BcryptCost,
+	})
+	if err != nil {
+		return nil, err
+	}
+	userHandler := users.NewHandler(userSvc)
+
+	gin.SetMode(gin.ReleaseMode)
+	r := gin.New()
+	r.HandleMethodNotAllowed = true
+	r.Use(httpx.Middleware(log, httpx.NewMetrics(a.reg), cfg.Server.MaxBody)...)
+	r.Use(httpx.CORS(cfg.Server.CORS.Origins(), cfg.Server.CORS.AllowCredentials))
+	r.NoRoute(func(c *gin.Context) { httpx.Error(c, apperr.NotFound("route "+c.Request.URL.Path)) })
+	r.NoMethod(func(c *gin.Context) {
+		httpx.Error(c, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeBadRequest,
+			Message: "method " + c.Request.Method + " is not allowed on " + c.Request.URL.Path})
+	})
+	r.GET("/healthz", func(c *gin.Context) { httpx.OK(c, gin.H{"status": "ok"}) })
+	r.GET("/readyz", a.readyz)
+	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{})))
+
+	api := r.Group(APIPrefix)
+	userHandler.Register(api.Group("/users"))
+	a.router = r
+	return a, nil
+}
+
+// Handler is the HTTP handler of the whole service.
+func (a *App) Handler() http.Handler { return a.router }
+
+// Registry is the Prometheus registry of this app.
+func (a *App) Registry() *prometheus.Registry { return a.reg }
+
+// Routes lists the registered routes (for the authorization matrix test).
+func (a *App) Routes() gin.RoutesInfo { return a.router.Routes() }
+
+// readyz checks the database and, when configured, Redis.
+func (a *App) readyz(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+	defer cancel()
+	checks := gin.H{}
+	ready := true
+	if err := db.Ping(ctx, a.db); err != nil {
+		checks["database"] = "down: " + err.Error()
+		ready = false
+	} else {
+		checks["database"] = "up"
+	}
+	if a.rdb != nil {
+		if err := a.rdb.Ping(ctx).Err(); err != nil {
+			checks["redis"] = "down: " + err.Error()
+			ready = false
+		} else {
+			checks["redis"] = "up"
+		}
+	}
+	if !ready {
+		c.AbortWithStatusJSON(http.StatusServiceUnavailable, httpx.Envelope{Code: apperr.CodeAIUnavailable,
+			Message: "not ready", Data: checks, RequestID: httpx.RequestID(c)})
+		return
+	}
+	httpx.OK(c, checks)
+}
+
+// Run serves until ctx is done, then shuts down gracefully: the listener
+// closes, in-flight requests get server.shutdown-timeout to finish, then
+// every dependency is closed. It prints the address it listens on.
+func (a *App) Run(ctx context.Context, stdout io.Writer) error {
+	defer a.Close()
+	addr := net.JoinHostPort(a.cfg.Server.Host, strconv.Itoa(a.cfg.Server.Port))
+	ln, err := net.Listen("tcp", addr)
+	if err != nil {
+		return fmt.Errorf("listen on %s (server.port): %w", addr, err)
+	}
+	srv := &http.Server{
+		Handler:           a.router,
+		ReadHeaderTimeout: a.cfg.Server.ReadHeaderTimeout,
+		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	a.log.Info("listening", "addr", ln.Addr().String(), "database", a.cfg.Database.Driver,
+		"redis", a.rdb != nil, "aiProvider", a.cfg.AI.ResolvedProvider())
+	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr().String())
+	errc := make(chan error, 1)
+	go func() { errc <- srv.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return fmt.Errorf("serve: %w", err)
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down", "timeout", a.cfg.Server.ShutdownTimeout)
+	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.Server.ShutdownTimeout)
+	defer cancel()
+	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	a.log.Info("stopped")
+	return nil
+}
+
+// Close releases every dependency, newest first.
+func (a *App) Close() {
+	for i := len(a.closers) - 1; i >= 0; i-- {
+		if err := a.closers[i](); err != nil {
+			a.log.Warn("close", "err", err)
+		}
+	}
+	a.closers = nil
+}

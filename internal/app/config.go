@@ -1,0 +1,280 @@
+package app
+
+import (
+	"fmt"
+	"net/url"
+	"path/filepath"
+	"strings"
+	"time"
+)
+
+// Config is the whole configuration, decoded from application.yaml, an
+// optional --config file and environment variables by cmd/server.
+type Config struct {
+	Server   ServerConfig   `mapstructure:"server"`
+	Log      LogConfig      `mapstructure:"log"`
+	DataDir  string         `mapstructure:"data-dir"`
+	Database DatabaseConfig `mapstructure:"database"`
+	Redis    RedisConfig    `mapstructure:"redis"`
+	Auth     AuthConfig     `mapstructure:"auth"`
+	AI       AIConfig       `mapstructure:"ai"`
+	Agent    AgentConfig    `mapstructure:"xunzhi-agent"`
+}
+
+// ServerConfig is the HTTP server.
+type ServerConfig struct {
+	Host              string        `mapstructure:"host"`
+	Port              int           `mapstructure:"port"`
+	ShutdownTimeout   time.Duration `mapstructure:"shutdown-timeout"`
+	ReadHeaderTimeout time.Duration `mapstructure:"read-header-timeout"`
+	MaxBody           int64         `mapstructure:"max-body"`
+	CORS              CORSConfig    `mapstructure:"cors"`
+}
+
+// CORSConfig lists allowed origins.
+type CORSConfig struct {
+	AllowedOrigins   string `mapstructure:"allowed-origins"`
+	AllowCredentials bool   `mapstructure:"allow-credentials"`
+}
+
+// Origins returns the allowed origins as a list.
+func (c CORSConfig) Origins() []string { return splitList(c.AllowedOrigins) }
+
+// LogConfig selects the log format and level.
+type LogConfig struct {
+	Format string `mapstructure:"format"`
+	Level  string `mapstructure:"level"`
+}
+
+// DatabaseConfig selects the database.
+type DatabaseConfig struct {
+	Driver       string `mapstructure:"driver"`
+	DSN          string `mapstructure:"dsn"`
+	MaxOpenConns int    `mapstructure:"max-open-conns"`
+	MaxIdleConns int    `mapstructure:"max-idle-conns"`
+}
+
+// RedisConfig is the optional Redis (single node or cluster).
+type RedisConfig struct {
+	Addrs     string `mapstructure:"addrs"`
+	Cluster   bool   `mapstructure:"cluster"`
+	Username  string `mapstructure:"username"`
+	Password  string `mapstructure:"password"`
+	DB        int    `mapstructure:"db"`
+	KeyPrefix string `mapstructure:"key-prefix"`
+}
+
+// AddrList returns the addresses as a list.
+func (c RedisConfig) AddrList() []string { return splitList(c.Addrs) }
+
+// Enabled reports whether Redis is configured.
+func (c RedisConfig) Enabled() bool { return len(c.AddrList()) > 0 }
+
+// AuthConfig tunes tokens and password hashing.
+type AuthConfig struct {
+	TokenTTL     time.Duration `mapstructure:"token-ttl"`
+	TokenIdleTTL time.Duration `mapstructure:"token-idle-ttl"`
+	BcryptCost   int           `mapstructure:"bcrypt-cost"`
+}
+
+// AIConfig is the default model provider.
+type AIConfig struct {
+	Provider string         `mapstructure:"provider"`
+	OpenAI   ProviderConfig `mapstructure:"openai"`
+	Ollama   ProviderConfig `mapstructure:"ollama"`
+}
+
+// ProviderConfig is one provider's connection.
+type ProviderConfig struct {
+	BaseURL string `mapstructure:"base-url"`
+	APIKey  string `mapstructure:"api-key"`
+	Model   string `mapstructure:"model"`
+	Vision  bool   `mapstructure:"vision"`
+}
+
+// ResolvedProvider returns the provider to use: "auto" becomes openai when
+// an API key is configured, offline otherwise.
+func (c AIConfig) ResolvedProvider() string {
+	if c.Provider == "auto" || c.Provider == "" {
+		if c.OpenAI.APIKey != "" {
+			return "openai"
+		}
+		return "offline"
+	}
+	return c.Provider
+}
+
+// AgentConfig is the xunzhi-agent tree: interview AI infrastructure.
+type AgentConfig struct {
+	SingleFlight SingleFlightConfig `mapstructure:"ai-singleflight"`
+	Guard        GuardConfig        `mapstructure:"ai-guard"`
+}
+
+// SingleFlightConfig configures the hybrid single-flight.
+type SingleFlightConfig struct {
+	Mode            string                       `mapstructure:"mode"`
+	InstanceID      string                       `mapstructure:"instance-id"`
+	FollowerMaxWait time.Duration                `mapstructure:"follower-max-wait"`
+	StreamBlock     time.Duration                `mapstructure:"stream-block"`
+	PollFallback    time.Duration                `mapstructure:"poll-fallback"`
+	L1MaxEntries    int                          `mapstructure:"l1-max-entries"`
+	RedisBackoff    time.Duration                `mapstructure:"redis-backoff"`
+	RedisTimeout    time.Duration                `mapstructure:"redis-timeout"`
+	Stages          map[string]SingleFlightStage `mapstructure:"stages"`
+}
+
+// SingleFlightStage is one stage's single-flight policy.
+type SingleFlightStage struct {
+	ResultTTL      time.Duration `mapstructure:"result-ttl"`
+	FailedTTL      time.Duration `mapstructure:"failed-ttl"`
+	RunningLease   time.Duration `mapstructure:"running-lease"`
+	Heartbeat      time.Duration `mapstructure:"heartbeat"`
+	TakeoverDetect time.Duration `mapstructure:"takeover-detect"`
+	L1Enabled      bool          `mapstructure:"l1-enabled"`
+	L1TTL          time.Duration `mapstructure:"l1-ttl"`
+	CompressOver   int           `mapstructure:"compress-over"`
+}
+
+// GuardConfig configures the AI guard.
+type GuardConfig struct {
+	Stages  map[string]GuardStage `mapstructure:"stages"`
+	Breaker BreakerConfig         `mapstructure:"breaker"`
+}
+
+// GuardStage is one stage's guard policy.
+type GuardStage struct {
+	Timeout       time.Duration `mapstructure:"timeout"`
+	MaxConcurrent int           `mapstructure:"max-concurrent"`
+	Retries       int           `mapstructure:"retries"`
+	RetryDelay    time.Duration `mapstructure:"retry-delay"`
+}
+
+// BreakerConfig is the circuit breaker shared by every stage's policy.
+type BreakerConfig struct {
+	FailureRatio  float64       `mapstructure:"failure-ratio"`
+	Window        int           `mapstructure:"window"`
+	OpenFor       time.Duration `mapstructure:"open-for"`
+	HalfOpenCalls int           `mapstructure:"half-open-calls"`
+}
+
+// Normalize fills derived defaults (the SQLite path under the data dir).
+func (c *Config) Normalize() {
+	if c.Database.Driver == "sqlite" && c.Database.DSN == "" {
+		c.Database.DSN = filepath.Join(c.DataDir, "aimeeting.db")
+	}
+}
+
+// Validate checks the configuration; each error names the key to fix.
+func (c *Config) Validate() error {
+	var errs []string
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, key+": "+fmt.Sprintf(format, args...))
+	}
+	if c.Server.Port < 0 || c.Server.Port > 65535 {
+		bad("server.port", "must be 0..65535, got %d", c.Server.Port)
+	}
+	if c.Server.ShutdownTimeout <= 0 {
+		bad("server.shutdown-timeout", "must be positive")
+	}
+	if c.Server.MaxBody < 1<<20 {
+		bad("server.max-body", "must be at least 1048576 bytes")
+	}
+	if c.Server.CORS.AllowCredentials {
+		for _, o := range c.Server.CORS.Origins() {
+			if o == "*" {
+				bad("server.cors.allowed-origins", `"*" cannot be combined with server.cors.allow-credentials: list the origins`)
+			}
+		}
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		bad("log.format", "must be text or json, got %q", c.Log.Format)
+	}
+	switch strings.ToLower(c.Log.Level) {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "must be debug, info, warn or error, got %q", c.Log.Level)
+	}
+	if c.DataDir == "" {
+		bad("data-dir", "is required")
+	}
+	switch c.Database.Driver {
+	case "sqlite":
+	case "mysql":
+		if c.Database.DSN == "" {
+			bad("database.dsn", "is required when database.driver is mysql")
+		}
+	default:
+		bad("database.driver", "must be sqlite or mysql, got %q", c.Database.Driver)
+	}
+	if c.Auth.TokenTTL <= 0 || c.Auth.TokenIdleTTL <= 0 {
+		bad("auth.token-ttl", "auth.token-ttl and auth.token-idle-ttl must be positive")
+	}
+	if c.Auth.BcryptCost < 4 || c.Auth.BcryptCost > 31 {
+		bad("auth.bcrypt-cost", "must be 4..31, got %d", c.Auth.BcryptCost)
+	}
+	switch c.AI.ResolvedProvider() {
+	case "offline":
+	case "openai":
+		if c.AI.OpenAI.Model == "" {
+			bad("ai.openai.model", "is required when ai.provider is openai")
+		}
+		if u, err := url.Parse(c.AI.OpenAI.BaseURL); err != nil || u.Host == "" {
+			bad("ai.openai.base-url", "must be an http(s) URL, got %q", c.AI.OpenAI.BaseURL)
+		}
+	case "ollama":
+		if c.AI.Ollama.Model == "" {
+			bad("ai.ollama.model", "is required when ai.provider is ollama")
+		}
+	default:
+		bad("ai.provider", "must be auto, offline, openai or ollama, got %q", c.AI.Provider)
+	}
+	sf := c.Agent.SingleFlight
+	switch sf.Mode {
+	case "local", "hybrid":
+	case "distributed":
+		if !c.Redis.Enabled() {
+			bad("xunzhi-agent.ai-singleflight.mode", "distributed needs redis.addrs")
+		}
+	default:
+		bad("xunzhi-agent.ai-singleflight.mode", "must be local, distributed or hybrid, got %q", sf.Mode)
+	}
+	for name, st := range sf.Stages {
+		key := "xunzhi-agent.ai-singleflight.stages." + name
+		if st.ResultTTL <= 0 || st.RunningLease <= 0 || st.Heartbeat <= 0 || st.TakeoverDetect <= 0 {
+			bad(key, "result-ttl, running-lease, heartbeat and takeover-detect must be positive")
+		}
+		if st.Heartbeat >= st.RunningLease {
+			bad(key+".heartbeat", "must be shorter than running-lease")
+		}
+	}
+	for name, st := range c.Agent.Guard.Stages {
+		key := "xunzhi-agent.ai-guard.stages." + name
+		if st.Timeout <= 0 {
+			bad(key+".timeout", "must be positive")
+		}
+		if st.MaxConcurrent < 0 || st.Retries < 0 {
+			bad(key, "max-concurrent and retries must not be negative")
+		}
+	}
+	br := c.Agent.Guard.Breaker
+	if br.FailureRatio <= 0 || br.FailureRatio > 1 {
+		bad("xunzhi-agent.ai-guard.breaker.failure-ratio", "must be in (0, 1], got %v", br.FailureRatio)
+	}
+	if br.Window < 1 || br.HalfOpenCalls < 1 || br.OpenFor <= 0 {
+		bad("xunzhi-agent.ai-guard.breaker", "window, half-open-calls and open-for must be positive")
+	}
+	if len(errs) > 0 {
+		return fmt.Errorf("invalid configuration:\n  %s", strings.Join(errs, "\n  "))
+	}
+	return nil
+}
+
+func splitList(s string) []string {
+	var out []string
+	for _, p := range strings.Split(s, ",") {
+		if p = strings.TrimSpace(p); p != "" {
+			out = append(out, p)
+		}
+	}
+	return out
+}

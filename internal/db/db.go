@@ -1,0 +1,160 @@
+// Package db opens the database (embedded SQLite or MariaDB/MySQL) through
+// gorm and applies the embedded goose migrations.
+package db
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/glebarez/sqlite"
+	"github.com/go-sql-driver/mysql"
+	"github.com/pressly/goose/v3"
+	gormmysql "gorm.io/driver/mysql"
+	"gorm.io/gorm"
+	"gorm.io/gorm/logger"
+
+	"github.com/xunzhi-ai/aimeeting/migrations"
+)
+
+// Config selects and tunes the database.
+type Config struct {
+	Driver       string // "sqlite" or "mysql"
+	DSN          string // sqlite: file path (created); mysql: go-sql-driver DSN
+	MaxOpenConns int
+	MaxIdleConns int
+}
+
+// Open connects, checks the connection and runs the migrations.
+func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
+	var dialector gorm.Dialector
+	var dialect goose.Dialect
+	switch cfg.Driver {
+	case "sqlite":
+		if dir := filepath.Dir(cfg.DSN); dir != "" {
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				return nil, fmt.Errorf("create database directory %s: %w", dir, err)
+			}
+		}
+		// WAL and a busy timeout let several goroutines write without
+		// "database is locked"; foreign keys on for integrity.
+		dsn := cfg.DSN + "?_pragma=busy_timeout(10000)&_pragma=journal_mode(WAL)&_pragma=foreign_keys(1)&_txlock=immediate"
+		dialector = sqlite.Open(dsn)
+		dialect = goose.DialectSQLite3
+	case "mysql":
+		mc, err := mysql.ParseDSN(cfg.DSN)
+		if err != nil {
+			return nil, fmt.Errorf("database.dsn is not a valid MySQL DSN: %w", err)
+		}
+		// Times are stored and read as UTC whatever the DSN says.
+		mc.ParseTime = true
+		mc.Loc = time.UTC
+		if mc.Params == nil {
+			mc.Params = map[string]string{}
+		}
+		if _, ok := mc.Params["charset"]; !ok {
+			mc.Params["charset"] = "utf8mb4"
+		}
+		mc.Params["time_zone"] = "'+00:00'"
+		dialector = gormmysql.Open(mc.FormatDSN())
+		dialect = goose.DialectMySQL
+	default:
+		return nil, fmt.Errorf("database.driver must be sqlite or mysql, not %q", cfg.Driver)
+	}
+	gdb, err := gorm.Open(dialector, &gorm.Config{
+		Logger:                 logger.Discard,
+		NowFunc:                func() time.Time { return time.Now().UTC() },
+		SkipDefaultTransaction: true,
+		TranslateError:         true,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("open %s database: %w", cfg.Driver, err)
+	}
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		return nil, err
+	}
+	if cfg.MaxOpenConns > 0 {
+		sqlDB.SetMaxOpenConns(cfg.MaxOpenConns)
+	}
+	if cfg.MaxIdleConns > 0 {
+		sqlDB.SetMaxIdleConns(cfg.MaxIdleConns)
+	}
+	sqlDB.SetConnMaxLifetime(30 * time.Minute)
+	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
+	defer cancel()
+	if err := sqlDB.PingContext(pingCtx); err != nil {
+		_ = sqlDB.Close()
+		return nil, fmt.Errorf("connect to %s database: %w", cfg.Driver, err)
+	}
+	if err := Migrate(ctx, sqlDB, dialect); err != nil {
+		_ = sqlDB.Close()
+		return nil, err
+	}
+	return gdb, nil
+}
+
+// Migrate applies every pending embedded migration.
+func Migrate(ctx context.Context, sqlDB *sql.DB, dialect goose.Dialect) error {
+	fsys, err := migrations.For(string(dialect))
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	p, err := goose.NewProvider(dialect, sqlDB, fsys)
+	if err != nil {
+		return fmt.Errorf("load migrations: %w", err)
+	}
+	if _, err := p.Up(ctx); err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	return nil
+}
+
+// Close closes the underlying connection pool.
+func Close(gdb *gorm.DB) error {
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.Close()
+}
+
+// Ping checks the connection within ctx.
+func Ping(ctx context.Context, gdb *gorm.DB) error {
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		return err
+	}
+	return sqlDB.PingContext(ctx)
+}
+
+// IsDuplicate reports whether err is a unique-constraint violation.
+func IsDuplicate(err error) bool {
+	if errors.Is(err, gorm.ErrDuplicatedKey) {
+		return true
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) && me.Number == 1062 {
+		return true
+	}
+	return err != nil && strings.Contains(err.Error(), "UNIQUE constraint failed")
+}
+
+// IsNotFound reports whether err is gorm's record-not-found.
+func IsNotFound(err error) bool { return errors.Is(err, gorm.ErrRecordNotFound) }
+
+// LikeEscape is the ESCAPE clause that goes with LikePattern; '!' rather
+// than a backslash, which MySQL and SQLite quote differently.
+const LikeEscape = " ESCAPE '!'"
+
+// LikePattern escapes s for a LIKE pattern matching it anywhere; use it as
+// `col LIKE ?` + LikeEscape.
+func LikePattern(s string) string {
+	r := strings.NewReplacer(`!`, `!!`, `%`, `!%`, `_`, `!_`)
+	return "%" + r.Replace(s) + "%"
+}

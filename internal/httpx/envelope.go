@@ -1,0 +1,100 @@
+// Package httpx is the HTTP edge shared by every domain: the response
+// envelope, the one place that maps errors to statuses and codes, request
+// ids, logging, recovery, CORS, metrics and request decoding with limits.
+// Domain packages stay free of it except for their handler.go files.
+package httpx
+
+import (
+	"errors"
+	"log/slog"
+	"net/http"
+	"strconv"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+)
+
+// Envelope is the body of every REST response.
+type Envelope struct {
+	Code      string `json:"code"`
+	Message   string `json:"message"`
+	Data      any    `json:"data"`
+	RequestID string `json:"requestId"`
+}
+
+// OK writes data in a success envelope with status 200.
+func OK(c *gin.Context, data any) { Status(c, http.StatusOK, data) }
+
+// Status writes data in a success envelope with the given status.
+func Status(c *gin.Context, status int, data any) {
+	c.JSON(status, Envelope{Code: apperr.CodeOK, Message: "success", Data: data, RequestID: RequestID(c)})
+}
+
+// statusOf maps an error kind to its HTTP status.
+var statusOf = map[apperr.Kind]int{
+	apperr.KindInternal:        http.StatusInternalServerError,
+	apperr.KindInvalid:         http.StatusBadRequest,
+	apperr.KindUnauthenticated: http.StatusUnauthorized,
+	apperr.KindForbidden:       http.StatusForbidden,
+	apperr.KindNotFound:        http.StatusNotFound,
+	apperr.KindConflict:        http.StatusConflict,
+	apperr.KindTooLarge:        http.StatusRequestEntityTooLarge,
+	apperr.KindUnprocessable:   http.StatusUnprocessableEntity,
+	apperr.KindRateLimited:     http.StatusTooManyRequests,
+	apperr.KindUpstream:        http.StatusBadGateway,
+	apperr.KindUnavailable:     http.StatusServiceUnavailable,
+	apperr.KindTimeout:         http.StatusGatewayTimeout,
+	apperr.KindOverloaded:      http.StatusServiceUnavailable,
+}
+
+// StatusOf returns the HTTP status and the application error for err.
+// Unclassified errors become 500 internal errors.
+func StatusOf(err error) (int, *apperr.Error) {
+	var mbe *http.MaxBytesError
+	if errors.As(err, &mbe) {
+		return http.StatusRequestEntityTooLarge, apperr.New(apperr.KindTooLarge, "request body larger than %d bytes", mbe.Limit)
+	}
+	e := apperr.As(err)
+	if e == nil {
+		if apperr.KindOf(err) == apperr.KindTimeout {
+			e = apperr.New(apperr.KindTimeout, "the request timed out").WithCause(err)
+		} else {
+			e = apperr.Internal(err)
+		}
+	}
+	status, ok := statusOf[e.Kind]
+	if !ok {
+		status = http.StatusInternalServerError
+	}
+	return status, e
+}
+
+// Error writes err as an error envelope with its status. Internal errors are
+// logged once, with the request id; their cause never reaches the client.
+func Error(c *gin.Context, err error) {
+	status, e := StatusOf(err)
+	if status >= 500 && e.Kind == apperr.KindInternal {
+		Logger(c).Error("internal error", "err", err, "method", c.Request.Method, "path", c.FullPath())
+	}
+	if e.Kind == apperr.KindRateLimited {
+		if ra, ok := e.Data.(RetryAfter); ok {
+			c.Header("Retry-After", strconv.Itoa(ra.Seconds))
+		}
+	}
+	c.AbortWithStatusJSON(status, Envelope{Code: e.Code, Message: e.Message, Data: e.Data, RequestID: RequestID(c)})
+}
+
+// RetryAfter is the data of a rate-limited error: the client should wait
+// that many seconds.
+type RetryAfter struct {
+	Seconds int `json:"retryAfterSeconds"`
+}
+
+// Logger returns the request-scoped logger (with the request id).
+func Logger(c *gin.Context) *slog.Logger {
+	if l, ok := c.Get(loggerKey); ok {
+		return l.(*slog.Logger)
+	}
+	return slog.Default()
+}

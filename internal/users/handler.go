@@ -1,0 +1,233 @@
+package users
+
+import (
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/page"
+)
+
+const (
+	userKey  = "users.user"
+	tokenKey = "users.token"
+)
+
+// View is a user as the API shows it: never the password hash.
+type View struct {
+	ID         string `json:"id"`
+	Username   string `json:"username"`
+	RealName   string `json:"realName"`
+	Phone      string `json:"phone"`
+	Mail       string `json:"mail"`
+	IsAdmin    bool   `json:"isAdmin"`
+	CreateTime string `json:"createTime"`
+	UpdateTime string `json:"updateTime"`
+}
+
+// ViewOf converts u for the API.
+func ViewOf(u User) View {
+	return View{ID: u.ID, Username: u.Username, RealName: u.RealName, Phone: u.Phone, Mail: u.Mail,
+		IsAdmin: u.IsAdmin, CreateTime: u.CreatedAt.UTC().Format(timeFormat), UpdateTime: u.UpdatedAt.UTC().Format(timeFormat)}
+}
+
+const timeFormat = "2006-01-02T15:04:05.000Z07:00"
+
+// Handler serves /api/xunzhi/v1/users and provides the auth middleware.
+type Handler struct{ svc *Service }
+
+// NewHandler returns the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// BearerToken extracts the token from "Authorization: Bearer <token>" (a
+// bare token is accepted too, as the original's clients send it).
+func BearerToken(c *gin.Context) string {
+	h := strings.TrimSpace(c.GetHeader("Authorization"))
+	if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
+		return strings.TrimSpace(h[7:])
+	}
+	return h
+}
+
+// Optional resolves the user when a valid token is present and carries on
+// without one otherwise.
+func (h *Handler) Optional() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		if tok := BearerToken(c); tok != "" {
+			if u, err := h.svc.Authenticate(c.Request.Context(), tok); err == nil {
+				c.Set(userKey, u)
+				c.Set(tokenKey, tok)
+			} else if !apperr.Is(err, apperr.KindUnauthenticated) {
+				httpx.Error(c, err)
+				return
+			}
+		}
+		c.Next()
+	}
+}
+
+// Required rejects requests without a valid token with 401.
+func (h *Handler) Required() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		u, err := h.svc.Authenticate(c.Request.Context(), BearerToken(c))
+		if err != nil {
+			httpx.Error(c, err)
+			return
+		}
+		c.Set(userKey, u)
+		c.Set(tokenKey, BearerToken(c))
+		c.Next()
+	}
+}
+
+// Admin rejects non-admins with 403; use after Required.
+func Admin() gin.HandlerFunc {
+	return func(c *gin.Context) {
+		u, ok := Current(c)
+		if !ok {
+			httpx.Error(c, apperr.Unauthenticated("login required"))
+			return
+		}
+		if !u.IsAdmin {
+			httpx.Error(c, apperr.Forbidden("this action needs an admin account"))
+			return
+		}
+		c.Next()
+	}
+}
+
+// Current returns the authenticated user of the request.
+func Current(c *gin.Context) (User, bool) {
+	v, ok := c.Get(userKey)
+	if !ok {
+		return User{}, false
+	}
+	return v.(User), true
+}
+
+// Register mounts the routes on g (the /users group).
+func (h *Handler) Register(g *gin.RouterGroup) {
+	g.POST("/register", h.register)
+	g.POST("/login", h.login)
+	g.GET("/check-login", h.Optional(), h.checkLogin)
+	g.GET("/has-username", h.hasUsername)
+	g.POST("/logout", h.Required(), h.logout)
+	g.GET("/me", h.Required(), h.me)
+	g.PUT("", h.Required(), h.update)
+	g.PUT("/", h.Required(), h.update)
+	g.GET("/page", h.Required(), Admin(), h.page)
+	g.POST("/admin", h.Required(), Admin(), h.grantAdmin)
+}
+
+func (h *Handler) register(c *gin.Context) {
+	var in RegisterInput
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	u, err := h.svc.Register(c.Request.Context(), in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(u))
+}
+
+func (h *Handler) login(c *gin.Context) {
+	var in struct {
+		Username string `json:"username"`
+		Password string `json:"password"`
+	}
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Login(c.Request.Context(), in.Username, in.Password)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, res)
+}
+
+func (h *Handler) checkLogin(c *gin.Context) {
+	type resp struct {
+		IsLogin  bool   `json:"isLogin"`
+		Username string `json:"username,omitempty"`
+		IsAdmin  bool   `json:"isAdmin,omitempty"`
+	}
+	if u, ok := Current(c); ok {
+		httpx.OK(c, resp{IsLogin: true, Username: u.Username, IsAdmin: u.IsAdmin})
+		return
+	}
+	httpx.OK(c, resp{})
+}
+
+func (h *Handler) hasUsername(c *gin.Context) {
+	free, err := h.svc.UsernameFree(c.Request.Context(), c.Query("username"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, free)
+}
+
+func (h *Handler) logout(c *gin.Context) {
+	if err := h.svc.Logout(c.Request.Context(), c.GetString(tokenKey)); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, nil)
+}
+
+func (h *Handler) me(c *gin.Context) {
+	u, _ := Current(c)
+	httpx.OK(c, ViewOf(u))
+}
+
+func (h *Handler) update(c *gin.Context) {
+	var in UpdateInput
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	cur, _ := Current(c)
+	u, err := h.svc.Update(c.Request.Context(), cur.ID, c.GetString(tokenKey), in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(u))
+}
+
+func (h *Handler) page(c *gin.Context) {
+	p, err := httpx.PageRequest(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Page(c.Request.Context(), p, c.Query("keyword"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, page.Map(res, ViewOf))
+}
+
+func (h *Handler) grantAdmin(c *gin.Context) {
+	var in struct {
+		Username string `json:"username"`
+	}
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	u, err := h.svc.GrantAdmin(c.Request.Context(), in.Username)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(u))
+}

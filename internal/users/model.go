@@ -1,0 +1,126 @@
+// Package users is accounts and authentication: registration, login with
+// opaque server-side tokens (absolute and idle expiry, revocable), profiles,
+// and the admin role. The first user of an empty database becomes admin.
+package users
+
+import (
+	"regexp"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+)
+
+// User is an account. PasswordHash is bcrypt and never leaves the service.
+type User struct {
+	ID           string
+	Username     string
+	PasswordHash string
+	RealName     string
+	Phone        string
+	Mail         string
+	IsAdmin      bool
+	CreatedAt    time.Time
+	UpdatedAt    time.Time
+}
+
+// Token is a login session. Only the SHA-256 of the client's token is kept.
+type Token struct {
+	Hash       string
+	UserID     string
+	CreatedAt  time.Time
+	LastUsedAt time.Time
+	ExpiresAt  time.Time
+	RevokedAt  *time.Time
+}
+
+// Usable reports whether the token may authenticate at now, given the idle limit.
+func (t Token) Usable(now time.Time, idle time.Duration) bool {
+	return t.RevokedAt == nil && now.Before(t.ExpiresAt) && now.Sub(t.LastUsedAt) < idle
+}
+
+// RegisterInput is what a new account needs.
+type RegisterInput struct {
+	Username string `json:"username"`
+	Password string `json:"password"`
+	RealName string `json:"realName"`
+	Phone    string `json:"phone"`
+	Mail     string `json:"mail"`
+}
+
+// UpdateInput changes the caller's own profile; nil fields stay as they are.
+type UpdateInput struct {
+	Password *string `json:"password"`
+	RealName *string `json:"realName"`
+	Phone    *string `json:"phone"`
+	Mail     *string `json:"mail"`
+}
+
+// LoginResult is returned by a successful login.
+type LoginResult struct {
+	Token    string `json:"token"`
+	Username string `json:"username"`
+	IsAdmin  bool   `json:"isAdmin"`
+}
+
+var (
+	usernamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
+	phonePattern    = regexp.MustCompile(`^\+?[0-9 ()-]{3,32}$`)
+	mailPattern     = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]{1,255}$`)
+)
+
+// ValidateUsername checks a username's form.
+func ValidateUsername(name string) error {
+	if name == "" {
+		return apperr.Invalid("username is required")
+	}
+	if !usernamePattern.MatchString(name) {
+		return apperr.Invalid("username must be 3 to 32 letters, digits, '_', '.' or '-'")
+	}
+	return nil
+}
+
+// validatePassword enforces length; bcrypt reads at most 72 bytes.
+func validatePassword(pw string) error {
+	switch {
+	case pw == "":
+		return apperr.Invalid("password is required")
+	case utf8.RuneCountInString(pw) < 8:
+		return apperr.Invalid("password must be at least 8 characters")
+	case len(pw) > 72:
+		return apperr.Invalid("password must be at most 72 bytes")
+	}
+	return nil
+}
+
+func validateProfile(realName, phone, mail string) error {
+	if utf8.RuneCountInString(realName) > 64 {
+		return apperr.Invalid("realName must be at most 64 characters")
+	}
+	if phone != "" && !phonePattern.MatchString(phone) {
+		return apperr.Invalid("phone must be 3 to 32 digits, spaces, '+', '(', ')' or '-'")
+	}
+	if mail != "" && (len(mail) > 128 || !mailPattern.MatchString(mail)) {
+		return apperr.Invalid("mail must be an e-mail address of at most 128 characters")
+	}
+	return nil
+}
+
+func (in *RegisterInput) normalize() {
+	in.Username = strings.TrimSpace(in.Username)
+	in.RealName = strings.TrimSpace(in.RealName)
+	in.Phone = strings.TrimSpace(in.Phone)
+	in.Mail = strings.TrimSpace(in.Mail)
+}
+
+// Validate checks every field and says what to fix.
+func (in RegisterInput) Validate() error {
+	if err := ValidateUsername(in.Username); err != nil {
+		return err
+	}
+	if err := validatePassword(in.Password); err != nil {
+		return err
+	}
+	return validateProfile(in.RealName, in.Phone, in.Mail)
+}

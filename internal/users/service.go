@@ -1,0 +1,321 @@
+package users
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+
+	"fmt"
+	"strings"
+	"time"
+
+	"golang.org/x/crypto/bcrypt"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/ids"
+	"github.com/xunzhi-ai/aimeeting/internal/page"
+)
+
+// Store persists users and tokens.
+type Store interface {
+	CreateUser(ctx context.Context, u User) (User, error)
+	UserByID(ctx context.Context, id string) (User, error)
+	UserByUsername(ctx context.Context, name string) (User, error)
+	UpdateUser(ctx context.Context, u User) error
+	PageUsers(ctx context.Context, p page.Request, keyword string) (page.Result[User], error)
+	CreateToken(ctx context.Context, t Token) error
+	TokenByHash(ctx context.Context, hash string) (Token, error)
+	TouchToken(ctx context.Context, hash string, at time.Time) error
+	RevokeToken(ctx context.Context, hash string, at time.Time) error
+	RevokeUserTokens(ctx context.Context, userID, keep string, at time.Time) ([]string, error)
+}
+
+// TokenCache holds recently validated tokens so that most requests skip the
+// token lookup in the database. Implementations must be safe for concurrent
+// use; a cache error is never fatal (the database is the truth).
+type TokenCache interface {
+	Get(ctx context.Context, hash string) ([]byte, bool, error)
+	Set(ctx context.Context, hash string, value []byte, ttl time.Duration) error
+	Delete(ctx context.Context, hashes ...string) error
+}
+
+// Config tunes the service.
+type Config struct {
+	TokenTTL     time.Duration // absolute lifetime of a token
+	TokenIdleTTL time.Duration // a token unused this long expires
+	BcryptCost   int
+	// CacheTTL bounds how long a cached token is trusted without the database.
+	CacheTTL time.Duration
+}
+
+// Service implements the account use cases.
+type Service struct {
+	store Store
+	cache TokenCache // nil when Redis is not configured
+	cfg   Config
+	now   func() time.Time
+	// dummyHash is compared against when a username does not exist, so a
+	// failed login takes as long whether or not the account exists.
+	dummyHash []byte
+}
+
+// NewService returns a service. cache may be nil.
+func NewService(store Store, cache TokenCache, cfg Config) (*Service, error) {
+	if cfg.BcryptCost == 0 {
+		cfg.BcryptCost = bcrypt.DefaultCost
+	}
+	if cfg.CacheTTL == 0 {
+		cfg.CacheTTL = time.Minute
+	}
+	dummy, err := bcrypt.GenerateFromPassword([]byte("not-a-real-password"), cfg.BcryptCost)
+	if err != nil {
+		return nil, fmt.Errorf("users: bcrypt cost %d: %w", cfg.BcryptCost, err)
+	}
+	return &Service{store: store, cache: cache, cfg: cfg, now: func() time.Time { return time.Now().UTC() }, dummyHash: dummy}, nil
+}
+
+// Register creates an account. The first account of an empty database is admin.
+func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) {
+	in.normalize()
+	if err := in.Validate(); err != nil {
+		return User{}, err
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.cfg.BcryptCost)
+	if err != nil {
+		return User{}, apperr.Internal(err)
+	}
+	now := s.now()
+	return s.store.CreateUser(ctx, User{
+		ID: ids.New(), Username: in.Username, PasswordHash: string(hash),
+		RealName: in.RealName, Phone: in.Phone, Mail: in.Mail, CreatedAt: now, UpdatedAt: now,
+	})
+}
+
+var errBadLogin = apperr.Unauthenticated("username or password is wrong")
+
+// Login checks the password and issues a new token.
+func (s *Service) Login(ctx context.Context, username, password string) (LoginResult, error) {
+	username = strings.TrimSpace(username)
+	if username == "" || password == "" {
+		return LoginResult{}, apperr.Invalid("username and password are required")
+	}
+	u, err := s.store.UserByUsername(ctx, username)
+	if apperr.Is(err, apperr.KindNotFound) {
+		_ = bcrypt.CompareHashAndPassword(s.dummyHash, []byte(password))
+		return LoginResult{}, errBadLogin
+	}
+	if err != nil {
+		return LoginResult{}, err
+	}
+	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+		return LoginResult{}, errBadLogin
+	}
+	token := ids.Token(32)
+	now := s.now()
+	if err := s.store.CreateToken(ctx, Token{Hash: HashToken(token), UserID: u.ID, CreatedAt: now,
+		LastUsedAt: now, ExpiresAt: now.Add(s.cfg.TokenTTL)}); err != nil {
+		return LoginResult{}, err
+	}
+	return LoginResult{Token: token, Username: u.Username, IsAdmin: u.IsAdmin}, nil
+}
+
+// HashToken is how a token is stored and looked up.
+func HashToken(token string) string {
+	sum := sha256.Sum256([]byte(token))
+	return hex.EncodeToString(sum[:])
+}
+
+var errBadToken = apperr.Unauthenticated("login required: the token is missing, expired or revoked")
+
+// cachedToken is the cache's view of a valid token.
+type cachedToken struct {
+	UserID     string    `json:"u"`
+	ExpiresAt  time.Time `json:"e"`
+	LastUsedAt time.Time `json:"l"`
+}
+
+// touchEvery bounds how often a token's last use is written.
+const touchEvery = time.Minute
+
+// Authenticate returns the user a token belongs to, or a 401 error.
+func (s *Service) Authenticate(ctx context.Context, token string) (User, error) {
+	if token == "" || len(token) > 128 {
+		return User{}, errBadToken
+	}
+	hash := HashToken(token)
+	now := s.now()
+	ct, ok := s.cachedToken(ctx, hash)
+	if !ok {
+		t, err := s.store.TokenByHash(ctx, hash)
+		if apperr.Is(err, apperr.KindNotFound) {
+			return User{}, errBadToken
+		}
+		if err != nil {
+			return User{}, err
+		}
+		if !t.Usable(now, s.cfg.TokenIdleTTL) {
+			return User{}, errBadToken
+		}
+		ct = cachedToken{UserID: t.UserID, ExpiresAt: t.ExpiresAt, LastUsedAt: t.LastUsedAt}
+	}
+	if !now.Before(ct.ExpiresAt) || now.Sub(ct.LastUsedAt) >= s.cfg.TokenIdleTTL {
+		return User{}, errBadToken
+	}
+	if now.Sub(ct.LastUsedAt) >= touchEvery {
+		if err := s.store.TouchToken(ctx, hash, now); err != nil {
+			return User{}, err
+		}
+		ct.LastUsedAt = now
+		ok = false // refresh the cache below
+	}
+	if !ok {
+		s.cacheToken(ctx, hash, ct)
+	}
+	u, err := s.store.UserByID(ctx, ct.UserID)
+	if apperr.Is(err, apperr.KindNotFound) {
+		return User{}, errBadToken
+	}
+	return u, err
+}
+
+func (s *Service) cachedToken(ctx context.Context, hash string) (cachedToken, bool) {
+	if s.cache == nil {
+		return cachedToken{}, false
+	}
+	b, ok, err := s.cache.Get(ctx, hash)
+	if err != nil || !ok {
+		return cachedToken{}, false
+	}
+	var ct cachedToken
+	if json.Unmarshal(b, &ct) != nil {
+		return cachedToken{}, false
+	}
+	return ct, true
+}
+
+func (s *Service) cacheToken(ctx context.Context, hash string, ct cachedToken) {
+	if s.cache == nil {
+		return
+	}
+	ttl := min(s.cfg.CacheTTL, time.Until(ct.ExpiresAt))
+	if ttl <= 0 {
+		return
+	}
+	b, _ := json.Marshal(ct)
+	_ = s.cache.Set(ctx, hash, b, ttl) // best effort: the database stays the truth
+}
+
+// Logout revokes the token.
+func (s *Service) Logout(ctx context.Context, token string) error {
+	hash := HashToken(token)
+	if err := s.store.RevokeToken(ctx, hash, s.now()); err != nil {
+		return err
+	}
+	return s.uncache(ctx, hash)
+}
+
+// uncache removes revoked tokens from the cache. Unlike filling it, this
+// must not be skipped: a revoked token left in the cache would still work.
+func (s *Service) uncache(ctx context.Context, hashes ...string) error {
+	if s.cache == nil || len(hashes) == 0 {
+		return nil
+	}
+	if err := s.cache.Delete(ctx, hashes...); err != nil {
+		return apperr.New(apperr.KindUnavailable, "could not revoke the session in the cache; try again").WithCause(err)
+	}
+	return nil
+}
+
+// UsernameFree reports whether name is well-formed and not taken.
+func (s *Service) UsernameFree(ctx context.Context, name string) (bool, error) {
+	name = strings.TrimSpace(name)
+	if err := ValidateUsername(name); err != nil {
+		return false, err
+	}
+	_, err := s.store.UserByUsername(ctx, name)
+	if apperr.Is(err, apperr.KindNotFound) {
+		return true, nil
+	}
+	return false, err
+}
+
+// User returns the user with id.
+func (s *Service) User(ctx context.Context, id string) (User, error) {
+	return s.store.UserByID(ctx, id)
+}
+
+// Update changes the caller's own profile. A new password revokes every
+// other token of the user; the current one keeps working.
+func (s *Service) Update(ctx context.Context, userID, currentToken string, in UpdateInput) (User, error) {
+	u, err := s.store.UserByID(ctx, userID)
+	if err != nil {
+		return User{}, err
+	}
+	if in.RealName != nil {
+		u.RealName = strings.TrimSpace(*in.RealName)
+	}
+	if in.Phone != nil {
+		u.Phone = strings.TrimSpace(*in.Phone)
+	}
+	if in.Mail != nil {
+		u.Mail = strings.TrimSpace(*in.Mail)
+	}
+	if err := validateProfile(u.RealName, u.Phone, u.Mail); err != nil {
+		return User{}, err
+	}
+	if in.Password != nil {
+		if err := validatePassword(*in.Password); err != nil {
+			return User{}, err
+		}
+		hash, err := bcrypt.GenerateFromPassword([]byte(*in.Password), s.cfg.BcryptCost)
+		if err != nil {
+			return User{}, apperr.Internal(err)
+		}
+		u.PasswordHash = string(hash)
+	}
+	u.UpdatedAt = s.now()
+	if err := s.store.UpdateUser(ctx, u); err != nil {
+		return User{}, err
+	}
+	if in.Password != nil {
+		revoked, err := s.store.RevokeUserTokens(ctx, u.ID, HashToken(currentToken), u.UpdatedAt)
+		if err != nil {
+			return User{}, err
+		}
+		if err := s.uncache(ctx, revoked...); err != nil {
+			return User{}, err
+		}
+	}
+	return u, nil
+}
+
+// Page lists users (for admins).
+func (s *Service) Page(ctx context.Context, p page.Request, keyword string) (page.Result[User], error) {
+	keyword = strings.TrimSpace(keyword)
+	if len(keyword) > 64 {
+		return page.Result[User]{}, apperr.Invalid("keyword must be at most 64 characters")
+	}
+	return s.store.PageUsers(ctx, p.Normalize(), keyword)
+}
+
+// GrantAdmin makes the named user an admin.
+func (s *Service) GrantAdmin(ctx context.Context, username string) (User, error) {
+	username = strings.TrimSpace(username)
+	if username == "" {
+		return User{}, apperr.Invalid("username is required")
+	}
+	u, err := s.store.UserByUsername(ctx, username)
+	if err != nil {
+		return User{}, err
+	}
+	if u.IsAdmin {
+		return u, nil
+	}
+	u.IsAdmin = true
+	u.UpdatedAt = s.now()
+	if err := s.store.UpdateUser(ctx, u); err != nil {
+		return User{}, err
+	}
+	return u, nil
+}
