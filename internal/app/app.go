@@ -21,9 +21,11 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
@@ -32,13 +34,16 @@ const APIPrefix = "/api/xunzhi/v1"
 
 // App is the assembled service.
 type App struct {
-	cfg     Config
-	log     *slog.Logger
-	db      *gorm.DB
-	rdb     redis.UniversalClient // nil without Redis
-	reg     *prometheus.Registry
-	router  *gin.Engine
-	closers []func() error
+	cfg    Config
+	log    *slog.Logger
+	db     *gorm.DB
+	rdb    redis.UniversalClient // nil without Redis
+	reg    *prometheus.Registry
+	router *gin.Engine
+	// offline is the built-in model; interview stages teach it their parts.
+	offline   *llm.Offline
+	aiConfigs *aiconfig.Service
+	closers   []func() error
 }
 
 // New connects to the database (running migrations) and Redis when
@@ -87,6 +92,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	}
 	userHandler := users.NewHandler(userSvc)
 
+	def, err := defaultProvider(cfg.AI)
+	if err != nil {
+		return nil, err
+	}
+	a.offline = llm.NewOffline()
+	if def == nil {
+		def = a.offline
+	}
+	a.aiConfigs = aiconfig.NewService(aiconfig.NewGormStore(a.db), def)
+
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
@@ -103,6 +118,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 
 	api := r.Group(APIPrefix)
 	userHandler.Register(api.Group("/users"))
+	aiconfig.NewHandler(a.aiConfigs).Register(api.Group("/ai-properties"), userHandler.Required())
 	a.router = r
 	return a, nil
 }
@@ -187,4 +203,24 @@ func (a *App) Close() {
 		}
 	}
 	a.closers = nil
+}
+
+// defaultProvider builds the provider of ai.provider, or nil for offline.
+func defaultProvider(cfg AIConfig) (llm.Provider, error) {
+	switch cfg.ResolvedProvider() {
+	case "openai":
+		p, err := llm.New(llm.Config{Type: "openai", BaseURL: cfg.OpenAI.BaseURL, APIKey: cfg.OpenAI.APIKey,
+			Model: cfg.OpenAI.Model, Vision: cfg.OpenAI.Vision})
+		if err != nil {
+			return nil, fmt.Errorf("ai.openai: %w", err)
+		}
+		return p, nil
+	case "ollama":
+		p, err := llm.New(llm.Config{Type: "ollama", BaseURL: cfg.Ollama.BaseURL, Model: cfg.Ollama.Model, Vision: cfg.Ollama.Vision})
+		if err != nil {
+			return nil, fmt.Errorf("ai.ollama: %w", err)
+		}
+		return p, nil
+	}
+	return nil, nil
 }

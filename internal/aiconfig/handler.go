@@ -1,0 +1,152 @@
+package aiconfig
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/page"
+	"github.com/xunzhi-ai/aimeeting/internal/users"
+)
+
+// Handler serves /api/xunzhi/v1/ai-properties.
+type Handler struct{ svc *Service }
+
+// NewHandler returns the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register mounts the routes on g; reads need a login, writes an admin.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+	g.Use(auth)
+	g.GET("", h.page)
+	g.GET("/", h.page)
+	g.GET("/enabled", h.enabled)
+	g.GET("/options", h.options)
+	g.GET("/:id", h.get)
+	admin := g.Group("", users.Admin())
+	admin.POST("", h.create)
+	admin.POST("/", h.create)
+	admin.PUT("", h.update)
+	admin.PUT("/", h.update)
+	admin.DELETE("/:id", h.delete)
+	admin.PUT("/:id/status", h.status)
+}
+
+func (h *Handler) create(c *gin.Context) {
+	var in Input
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	u, _ := users.Current(c)
+	p, err := h.svc.Create(c.Request.Context(), u.ID, in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(p))
+}
+
+func (h *Handler) update(c *gin.Context) {
+	var in Input
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	p, err := h.svc.Update(c.Request.Context(), in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(p))
+}
+
+func (h *Handler) delete(c *gin.Context) {
+	id, err := httpx.Param(c, "id")
+	if err == nil {
+		err = h.svc.Delete(c.Request.Context(), id)
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, nil)
+}
+
+func (h *Handler) get(c *gin.Context) {
+	id, err := httpx.Param(c, "id")
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	p, err := h.svc.Get(c.Request.Context(), id)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(p))
+}
+
+func (h *Handler) page(c *gin.Context) {
+	p, err := httpx.PageRequest(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	enabled, err := httpx.QueryBool(c, "isEnabled")
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Page(c.Request.Context(), p, Filter{Name: c.Query("aiName"), Type: c.Query("aiType"), Enabled: enabled})
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, page.Map(res, ViewOf))
+}
+
+func (h *Handler) enabled(c *gin.Context) {
+	ps, err := h.svc.Enabled(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := make([]View, len(ps))
+	for i, p := range ps {
+		out[i] = ViewOf(p)
+	}
+	httpx.OK(c, out)
+}
+
+func (h *Handler) options(c *gin.Context) {
+	opts, err := h.svc.Options(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, opts)
+}
+
+func (h *Handler) status(c *gin.Context) {
+	id, err := httpx.Param(c, "id")
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	enabled, err := httpx.QueryBool(c, "isEnabled")
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	if enabled == nil {
+		httpx.Error(c, apperr.Invalid("query parameter \"isEnabled\" (true or false) is required"))
+		return
+	}
+	p, err := h.svc.SetEnabled(c.Request.Context(), id, *enabled)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(p))
+}

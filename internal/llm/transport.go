@@ -1,0 +1,125 @@
+package llm
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"sync"
+)
+
+// maxErrorBody bounds how much of an error response is kept for the message.
+const maxErrorBody = 64 << 10
+
+// exchange records what happened on the wire during one call. langchaingo
+// reports HTTP failures as plain strings (the OpenAI client keeps the status
+// only in its message, the Ollama client drops it for streamed errors, and
+// both flatten transport errors), so the transport records the facts that
+// classification needs. One exchange travels in the request context.
+type exchange struct {
+	mu     sync.Mutex // protects the fields below
+	status int        // status of the last response, 0 if none
+	body   []byte     // body of a non-2xx response, truncated to maxErrorBody
+	err    error      // first transport or body read error, other than io.EOF
+}
+
+type exchangeKey struct{}
+
+// withExchange returns a context carrying a new exchange.
+func withExchange(ctx context.Context) (context.Context, *exchange) {
+	ex := &exchange{}
+	return context.WithValue(ctx, exchangeKey{}, ex), ex
+}
+
+// snapshot returns the recorded facts.
+func (ex *exchange) snapshot() (status int, body []byte, err error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	return ex.status, ex.body, ex.err
+}
+
+func (ex *exchange) setResponse(status int, body []byte) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	ex.status, ex.body = status, body
+}
+
+func (ex *exchange) setErr(err error) {
+	ex.mu.Lock()
+	defer ex.mu.Unlock()
+	if ex.err == nil {
+		ex.err = err
+	}
+}
+
+// recordingTransport records each response's status, error body and
+// transport errors into the exchange found in the request context.
+type recordingTransport struct {
+	base http.RoundTripper
+	// stripAuth drops the Authorization header langchaingo always sets, so
+	// that keyless local servers see no bogus placeholder key.
+	stripAuth bool
+}
+
+// RoundTrip implements http.RoundTripper.
+func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	if t.stripAuth {
+		req = req.Clone(req.Context())
+		req.Header.Del("Authorization")
+	}
+	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	resp, err := t.base.RoundTrip(req)
+	if ex == nil {
+		return resp, err
+	}
+	if err != nil {
+		ex.setErr(err)
+		return nil, err
+	}
+	if resp.StatusCode >= 200 && resp.StatusCode < 300 {
+		ex.setResponse(resp.StatusCode, nil)
+		resp.Body = &recordingBody{ReadCloser: resp.Body, ex: ex}
+		return resp, nil
+	}
+	// Keep the error body for the message and hand the client a copy.
+	body, rerr := io.ReadAll(io.LimitReader(resp.Body, maxErrorBody))
+	resp.Body.Close()
+	if rerr != nil {
+		ex.setErr(rerr)
+	}
+	ex.setResponse(resp.StatusCode, body)
+	resp.Body = io.NopCloser(bytes.NewReader(body))
+	return resp, nil
+}
+
+// recordingBody records a read error that ends a response early, which the
+// Ollama client would otherwise take for a normal end of stream.
+type recordingBody struct {
+	io.ReadCloser
+	ex *exchange
+}
+
+// Read implements io.Reader.
+func (b *recordingBody) Read(p []byte) (int, error) {
+	n, err := b.ReadCloser.Read(p)
+	if err != nil && !errors.Is(err, io.EOF) {
+		b.ex.setErr(err)
+	}
+	return n, err
+}
+
+// newHTTPClient returns a copy of base (or a default client) whose transport
+// records exchanges.
+func newHTTPClient(base *http.Client, stripAuth bool) *http.Client {
+	var c http.Client
+	if base != nil {
+		c = *base
+	}
+	rt := c.Transport
+	if rt == nil {
+		rt = http.DefaultTransport
+	}
+	c.Transport = &recordingTransport{base: rt, stripAuth: stripAuth}
+	return &c
+}
