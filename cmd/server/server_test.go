@@ -293,3 +293,26 @@ func TestMetricsEndpoint(t *testing.T) {
 		t.Fatalf("metrics status %d:\n%.2000s", resp.StatusCode, buf.String())
 	}
 }
+
+// With Redis configured, readiness reports it; an unreachable Redis makes
+// the instance not ready but it still serves (Redis is an optimisation).
+func TestReadyzWithRedis(t *testing.T) {
+	testenv.Redis(t) // skips or fails when the test Redis is missing
+	s := servertest.Start(t, "", "REDIS_ADDRS="+testenv.RedisAddr(), "REDIS_KEY_PREFIX=test:"+testenv.RandomSuffix(8)+":")
+	r := servertest.Do(t, "GET", s.URL+"/readyz", "", nil)
+	wantStatus(t, r, 200, "0")
+	if !strings.Contains(string(r.Data), `"redis":"up"`) {
+		t.Fatalf("readyz = %s", r.Data)
+	}
+	l := MustRegisterLogin(t, s.URL, "alice") // the token cache is in Redis now
+	wantStatus(t, me(t, s.URL, l.Token), 200, "0")
+	wantStatus(t, servertest.Do(t, "POST", s.URL+api+"/users/logout", l.Token, nil), 200, "0")
+	wantStatus(t, me(t, s.URL, l.Token), 401, "A000200")
+
+	down := servertest.Start(t, "", "REDIS_ADDRS=127.0.0.1:1")
+	r = servertest.Do(t, "GET", down.URL+"/readyz", "", nil)
+	if r.Status != 503 || !strings.Contains(string(r.Data), `"redis":"down`) {
+		t.Fatalf("readyz with Redis down = %d %s", r.Status, r.Raw)
+	}
+	wantStatus(t, servertest.Do(t, "GET", down.URL+"/healthz", "", nil), 200, "0")
+}

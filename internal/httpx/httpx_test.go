@@ -1,0 +1,86 @@
+package httpx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"testing"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+)
+
+func TestStatusOf(t *testing.T) {
+	tests := []struct {
+		err    error
+		status int
+		code   string
+	}{
+		{apperr.Invalid("x"), 400, apperr.CodeBadRequest},
+		{fmt.Errorf("wrapped: %w", apperr.NotFound("session")), 404, apperr.CodeNotFound},
+		{apperr.New(apperr.KindTimeout, "slow").WithCode(apperr.CodeAITimeout), 504, apperr.CodeAITimeout},
+		{apperr.New(apperr.KindOverloaded, "full"), 503, apperr.CodeAIOverloaded},
+		{apperr.New(apperr.KindUpstream, "bad"), 502, apperr.CodeAIUpstream},
+		{context.DeadlineExceeded, 504, apperr.CodeAITimeout},
+		{errors.New("bug"), 500, apperr.CodeInternal},
+		{&http.MaxBytesError{Limit: 10}, 413, apperr.CodeTooLarge},
+	}
+	for _, tt := range tests {
+		t.Run(tt.err.Error(), func(t *testing.T) {
+			status, e := StatusOf(tt.err)
+			if status != tt.status || e.Code != tt.code {
+				t.Fatalf("StatusOf = %d %s, want %d %s", status, e.Code, tt.status, tt.code)
+			}
+			if status == 500 && e.Message != "internal error" {
+				t.Fatalf("internal message %q leaks the cause", e.Message)
+			}
+		})
+	}
+}
+
+func TestJSONDepth(t *testing.T) {
+	tests := map[string]int{`{}`: 1, `{"a":[1,{"b":2}]}`: 3, `"[[[["`: 0, `{"a":"\"[["}`: 1, `1`: 0}
+	for in, want := range tests {
+		if got := jsonDepth([]byte(in)); got != want {
+			t.Errorf("jsonDepth(%s) = %d, want %d", in, got, want)
+		}
+	}
+}
+
+func TestCORS(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	tests := []struct {
+		name        string
+		origins     []string
+		credentials bool
+		origin      string
+		wantAllow   string
+		wantCreds   string
+	}{
+		{"no config", nil, false, "https://a.example", "", ""},
+		{"listed origin", []string{"https://a.example"}, true, "https://a.example", "https://a.example", "true"},
+		{"unlisted origin", []string{"https://a.example"}, true, "https://b.example", "", ""},
+		{"wildcard without credentials", []string{"*"}, false, "https://b.example", "*", ""},
+		{"wildcard never with credentials", []string{"*"}, true, "https://b.example", "", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			r := gin.New()
+			r.Use(CORS(tt.origins, tt.credentials))
+			r.GET("/x", func(c *gin.Context) { c.String(200, "ok") })
+			req := httptest.NewRequest("GET", "/x", nil)
+			req.Header.Set("Origin", tt.origin)
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			if got := w.Header().Get("Access-Control-Allow-Origin"); got != tt.wantAllow {
+				t.Fatalf("Allow-Origin = %q, want %q", got, tt.wantAllow)
+			}
+			if got := w.Header().Get("Access-Control-Allow-Credentials"); got != tt.wantCreds {
+				t.Fatalf("Allow-Credentials = %q, want %q", got, tt.wantCreds)
+			}
+		})
+	}
+}
