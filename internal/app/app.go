@@ -25,7 +25,9 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
+	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
@@ -43,6 +45,7 @@ type App struct {
 	// offline is the built-in model; interview stages teach it their parts.
 	offline   *llm.Offline
 	aiConfigs *aiconfig.Service
+	invoker   *interview.Invoker
 	closers   []func() error
 }
 
@@ -101,6 +104,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 		def = a.offline
 	}
 	a.aiConfigs = aiconfig.NewService(aiconfig.NewGormStore(a.db), def)
+
+	var flights *singleflight.Group
+	a.invoker, flights, err = newInvoker(cfg, a.rdb, a.reg)
+	if err != nil {
+		return nil, err
+	}
+	a.closers = append(a.closers, flights.Close)
 
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()

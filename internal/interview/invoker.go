@@ -1,0 +1,173 @@
+// Package interview is the AI mock interview: sessions, resume to rubric
+// questions, answers scored by rules over model-extracted evidence,
+// follow-ups, demeanor and the report. Every AI stage goes through the
+// Invoker.
+package interview
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/prometheus/client_golang/prometheus"
+
+	"github.com/xunzhi-ai/aimeeting/internal/aiguard"
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
+	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
+)
+
+// The AI stages of an interview.
+const (
+	StageProfile    = "resume-profile-extraction"
+	StageExtraction = "interview-extraction"
+	StageEvaluation = "interview-evaluation"
+	StageReview     = "interview-review"
+	StageFollowUp   = "interview-followup"
+	StageDemeanor   = "interview-demeanor"
+)
+
+// Invoker runs interview AI calls: single-flight (in-process, then Redis)
+// around the AI guard around the model call and the parsing of its output.
+// Followers and replays therefore use no guard capacity, and one business
+// request makes at most one model call across the cluster.
+type Invoker struct {
+	flights *singleflight.Group
+	guard   *aiguard.Guard
+	calls   *prometheus.CounterVec
+}
+
+// NewInvoker returns an invoker. reg may be nil.
+func NewInvoker(flights *singleflight.Group, guard *aiguard.Guard, reg prometheus.Registerer) *Invoker {
+	calls := prometheus.NewCounterVec(prometheus.CounterOpts{
+		Namespace: "aimeeting", Subsystem: "interview", Name: "model_calls_total",
+		Help: "Model calls made by the interview invoker (after single-flight), by stage and result.",
+	}, []string{"stage", "result"})
+	if reg != nil {
+		if err := reg.Register(calls); err != nil {
+			if are, ok := err.(prometheus.AlreadyRegisteredError); ok {
+				calls = are.ExistingCollector.(*prometheus.CounterVec)
+			}
+		}
+	}
+	return &Invoker{flights: flights, guard: guard, calls: calls}
+}
+
+// Call is one interview AI request. The flight key is made from Stage,
+// SessionID and either QuestionNumber + Answer (evaluation, review,
+// follow-up) or BusinessKey (extraction, demeanor: a file or image hash).
+type Call struct {
+	Stage          string
+	SessionID      string
+	QuestionNumber string
+	Answer         string
+	BusinessKey    string
+	Provider       llm.Provider
+	Request        llm.Request
+}
+
+// Key returns the call's flight key; the only place keys are built.
+func (c Call) Key() string {
+	if c.BusinessKey != "" {
+		return BusinessFlightKey(c.Stage, c.SessionID, c.BusinessKey)
+	}
+	return AnswerFlightKey(c.Stage, c.SessionID, c.QuestionNumber, c.Answer)
+}
+
+// AnswerFlightKey is stage|sessionId|questionNumber|answerHash.
+func AnswerFlightKey(stage, sessionID, questionNumber, answer string) string {
+	return stage + "|" + sessionID + "|" + questionNumber + "|" + AnswerHash(answer)
+}
+
+// BusinessFlightKey is stage|sessionId|businessKey.
+func BusinessFlightKey(stage, sessionID, businessKey string) string {
+	return stage + "|" + sessionID + "|" + businessKey
+}
+
+// AnswerHash is the first 16 hex characters of the SHA-256 of the
+// normalised answer (trimmed, inner white space folded to one space), so
+// that answers differing only in spacing are the same request.
+func AnswerHash(answer string) string {
+	sum := sha256.Sum256([]byte(NormalizeAnswer(answer)))
+	return hex.EncodeToString(sum[:])[:16]
+}
+
+// NormalizeAnswer trims and folds white space.
+func NormalizeAnswer(answer string) string { return strings.Join(strings.Fields(answer), " ") }
+
+// HashBytes is the full hex SHA-256 of b, for business keys.
+func HashBytes(parts ...[]byte) string {
+	h := sha256.New()
+	for _, p := range parts {
+		fmt.Fprintf(h, "%d:", len(p)) // length-prefixed: no ambiguity between parts
+		h.Write(p)
+	}
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// Invoke runs c through single-flight and the guard, and parses the model's
+// response with parse inside the guarded call: an unusable output is a
+// retryable upstream error that the guard may retry, and what is shared and
+// replayed is the parsed value, never raw garbage.
+func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Response) (T, error)) (T, singleflight.Outcome, error) {
+	var zero T
+	if c.Provider == nil {
+		return zero, "", apperr.Internal(fmt.Errorf("interview: no provider for stage %s", c.Stage))
+	}
+	c.Request.Stage = c.Stage
+	res, err := inv.flights.Do(ctx, c.Stage, c.Key(), func(ctx context.Context) ([]byte, error) {
+		v, err := aiguard.Do(ctx, inv.guard, c.Stage, func(ctx context.Context) (T, error) {
+			resp, err := c.Provider.Generate(ctx, c.Request)
+			if err != nil {
+				inv.calls.WithLabelValues(c.Stage, "error").Inc()
+				return zero, err
+			}
+			inv.calls.WithLabelValues(c.Stage, "ok").Inc()
+			return parse(resp)
+		})
+		if err != nil {
+			return nil, err
+		}
+		return json.Marshal(v)
+	})
+	if err != nil {
+		return zero, res.Outcome, err
+	}
+	var v T
+	if err := json.Unmarshal(res.Value, &v); err != nil {
+		return zero, res.Outcome, apperr.Internal(fmt.Errorf("interview: decode shared %s result: %w", c.Stage, err))
+	}
+	return v, res.Outcome, nil
+}
+
+// ErrorCodec stores *apperr.Error failures with their kind, code, message
+// and retryable flag, so a replayed failure maps to the same HTTP status and
+// envelope as the original. The cause is not stored: it may hold details
+// meant for logs only.
+type ErrorCodec struct{}
+
+var _ singleflight.ErrorCodec = ErrorCodec{}
+
+const kindPrefix = "apperr.kind:"
+
+// Encode implements singleflight.ErrorCodec.
+func (ErrorCodec) Encode(err error) singleflight.Failure {
+	if e := apperr.As(err); e != nil {
+		return singleflight.Failure{Type: kindPrefix + strconv.Itoa(int(e.Kind)), Code: e.Code, Message: e.Message, Retryable: e.Retryable}
+	}
+	return singleflight.DefaultErrorCodec{}.Encode(err)
+}
+
+// Decode implements singleflight.ErrorCodec.
+func (ErrorCodec) Decode(f singleflight.Failure) error {
+	if k, ok := strings.CutPrefix(f.Type, kindPrefix); ok {
+		if n, err := strconv.Atoi(k); err == nil {
+			return &apperr.Error{Kind: apperr.Kind(n), Code: f.Code, Message: f.Message, Retryable: f.Retryable}
+		}
+	}
+	return &apperr.Error{Kind: apperr.KindUpstream, Code: apperr.CodeAIUpstream, Message: f.Message, Retryable: f.Retryable}
+}
