@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -26,6 +27,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/interview/offline"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 	"github.com/xunzhi-ai/aimeeting/internal/users"
@@ -46,7 +48,10 @@ type App struct {
 	offline   *llm.Offline
 	aiConfigs *aiconfig.Service
 	invoker   *interview.Invoker
-	closers   []func() error
+	users     *users.Service
+	// flights is the single-flight group (also used to share TTS audio).
+	flights *singleflight.Group
+	closers []func() error
 }
 
 // New connects to the database (running migrations) and Redis when
@@ -93,6 +98,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	if err != nil {
 		return nil, err
 	}
+	a.users = userSvc
 	userHandler := users.NewHandler(userSvc)
 
 	def, err := defaultProvider(cfg.AI)
@@ -105,12 +111,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	}
 	a.aiConfigs = aiconfig.NewService(aiconfig.NewGormStore(a.db), def)
 
-	var flights *singleflight.Group
-	a.invoker, flights, err = newInvoker(cfg, a.rdb, a.reg)
+	a.invoker, a.flights, err = newInvoker(cfg, a.rdb, a.reg)
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, flights.Close)
+	a.closers = append(a.closers, a.flights.Close)
+
+	offline.Register(a.offline)
+	interviews, err := interview.NewService(interview.NewGormStore(a.db), a.invoker, a.aiConfigs.Default().Provider,
+		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes")})
+	if err != nil {
+		return nil, err
+	}
 
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
@@ -129,6 +141,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	api := r.Group(APIPrefix)
 	userHandler.Register(api.Group("/users"))
 	aiconfig.NewHandler(a.aiConfigs).Register(api.Group("/ai-properties"), userHandler.Required())
+	interview.NewHandler(interviews).Register(api.Group("/interview"), userHandler.Required())
+	for _, mount := range []func(*gin.RouterGroup, gin.HandlerFunc) error{a.mountChat, a.mountSpeech, a.mountTts} {
+		if err := mount(api, userHandler.Required()); err != nil {
+			return nil, err
+		}
+	}
 	a.router = r
 	return a, nil
 }

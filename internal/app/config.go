@@ -19,6 +19,73 @@ type Config struct {
 	Auth     AuthConfig     `mapstructure:"auth"`
 	AI       AIConfig       `mapstructure:"ai"`
 	Agent    AgentConfig    `mapstructure:"xunzhi-agent"`
+	Chat     ChatConfig     `mapstructure:"chat"`
+	Agents   AgentsConfig   `mapstructure:"agent"`
+	Speech   SpeechConfig   `mapstructure:"speech"`
+	TTS      TTSConfig      `mapstructure:"tts"`
+}
+
+// ChatConfig tunes AI chat.
+type ChatConfig struct {
+	MaxMessageChars int           `mapstructure:"max-message-chars"`
+	ContextTokens   int           `mapstructure:"context-tokens"`
+	StreamTimeout   time.Duration `mapstructure:"stream-timeout"`
+}
+
+// AgentsConfig tunes agent sessions.
+type AgentsConfig struct {
+	DefaultAgentName string `mapstructure:"default-agent-name"`
+	MaxFileBytes     int64  `mapstructure:"max-file-bytes"`
+	FileContextChars int    `mapstructure:"file-context-chars"`
+}
+
+// SpeechConfig selects the speech-to-text provider.
+type SpeechConfig struct {
+	Provider          string             `mapstructure:"provider"`
+	MaxSocketsPerUser int                `mapstructure:"max-sockets-per-user"`
+	IdleTimeout       time.Duration      `mapstructure:"idle-timeout"`
+	MaxFrameBytes     int64              `mapstructure:"max-frame-bytes"`
+	MaxUploadBytes    int64              `mapstructure:"max-upload-bytes"`
+	Pocketsphinx      PocketsphinxConfig `mapstructure:"pocketsphinx"`
+	OpenAI            SpeechOpenAIConfig `mapstructure:"openai"`
+	Xunfei            XunfeiConfig       `mapstructure:"xunfei"`
+}
+
+// PocketsphinxConfig locates the local recogniser's model.
+type PocketsphinxConfig struct {
+	ModelDir string `mapstructure:"model-dir"`
+}
+
+// SpeechOpenAIConfig is an OpenAI-compatible audio API.
+type SpeechOpenAIConfig struct {
+	BaseURL string `mapstructure:"base-url"`
+	APIKey  string `mapstructure:"api-key"`
+	Model   string `mapstructure:"model"`
+	Voice   string `mapstructure:"voice"`
+}
+
+// XunfeiConfig holds iFlytek credentials.
+type XunfeiConfig struct {
+	URL       string `mapstructure:"url"`
+	AppID     string `mapstructure:"app-id"`
+	APIKey    string `mapstructure:"api-key"`
+	APISecret string `mapstructure:"api-secret"`
+}
+
+// TTSConfig selects the speech synthesis provider.
+type TTSConfig struct {
+	Provider        string             `mapstructure:"provider"`
+	MaxConcurrency  int                `mapstructure:"max-concurrency"`
+	SegmentMaxChars int                `mapstructure:"segment-max-chars"`
+	SynthesizeWait  time.Duration      `mapstructure:"synthesize-wait"`
+	Espeak          EspeakConfig       `mapstructure:"espeak"`
+	OpenAI          SpeechOpenAIConfig `mapstructure:"openai"`
+	Xunfei          XunfeiConfig       `mapstructure:"xunfei"`
+}
+
+// EspeakConfig locates espeak-ng.
+type EspeakConfig struct {
+	Binary string `mapstructure:"binary"`
 }
 
 // ServerConfig is the HTTP server.

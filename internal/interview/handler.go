@@ -1,0 +1,171 @@
+package interview
+
+import (
+	"errors"
+	"net/http"
+	"net/url"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/page"
+	"github.com/xunzhi-ai/aimeeting/internal/users"
+)
+
+// Handler serves /api/xunzhi/v1/interview.
+type Handler struct{ svc *Service }
+
+// NewHandler returns the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register mounts the routes on g; every route needs a login and the
+// session must be the caller's (another user's is a 404).
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+	g.Use(auth)
+	g.POST("/sessions", h.create)
+	g.GET("/conversations", h.page)
+	sid := g.Group("/sessions/:sid")
+	sid.POST("/interview-questions", h.upload)
+	sid.GET("/current-question", h.current)
+	sid.GET("/next-question", h.current)
+	sid.POST("/interview/answer-json", h.answerJSON)
+	sid.POST("/interview/answer", h.answerForm)
+	sid.GET("/restore", h.restore)
+	sid.GET("/interview/questions", h.questions)
+	sid.GET("/interview/score", h.score)
+	sid.GET("/interview/suggestions", h.suggestions)
+	sid.GET("/resume/score", h.resumeScore)
+	sid.GET("/resume/preview", h.resumePreview)
+}
+
+// SessionView is a session as the API shows it.
+type SessionView struct {
+	SessionID             string `json:"sessionId"`
+	Status                string `json:"status"`
+	Flow                  string `json:"flow"`
+	CurrentQuestionNumber string `json:"currentQuestionNumber"`
+	InterviewType         string `json:"interviewType"`
+	Target                string `json:"target"`
+	ResumeScore           *int   `json:"resumeScore"`
+	Offline               bool   `json:"offline"`
+	CreateTime            string `json:"createTime"`
+	UpdateTime            string `json:"updateTime"`
+	StartTime             string `json:"startTime,omitempty"`
+	EndTime               string `json:"endTime,omitempty"`
+}
+
+func rfc3339(t *time.Time) string {
+	if t == nil {
+		return ""
+	}
+	return t.UTC().Format(time.RFC3339)
+}
+
+// ViewOf converts s for the API.
+func ViewOf(s Session) SessionView {
+	return SessionView{SessionID: s.ID, Status: s.Status, Flow: s.Flow, CurrentQuestionNumber: s.CurrentNumber,
+		InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore, Offline: s.Offline,
+		CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
+}
+
+func userID(c *gin.Context) string {
+	u, _ := users.Current(c)
+	return u.ID
+}
+
+// respond writes data or maps err; a still-evaluating answer is a 202.
+func respond(c *gin.Context, data any, err error) {
+	var still *ErrStillEvaluating
+	switch {
+	case errors.As(err, &still):
+		httpx.Status(c, http.StatusAccepted, still.Resp)
+	case err != nil:
+		httpx.Error(c, err)
+	default:
+		httpx.OK(c, data)
+	}
+}
+
+func (h *Handler) create(c *gin.Context) {
+	s, err := h.svc.Create(c.Request.Context(), userID(c))
+	respond(c, gin.H{"sessionId": s.ID, "status": s.Status, "offline": s.Offline}, err)
+}
+
+func (h *Handler) page(c *gin.Context) {
+	p, err := httpx.PageRequest(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Page(c.Request.Context(), userID(c), p, SessionFilter{Status: c.Query("status"), Keyword: c.Query("keyword")})
+	respond(c, page.Map(res, ViewOf), err)
+}
+
+func (h *Handler) upload(c *gin.Context) {
+	up, err := httpx.FormFile(c, "resumePdf", MaxResumeBytes)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Upload(c.Request.Context(), userID(c), c.Param("sid"), up.Filename, up.Data, c.PostForm("confirmedTarget"))
+	respond(c, res, err)
+}
+
+func (h *Handler) current(c *gin.Context) {
+	r, err := h.svc.CurrentQuestion(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, r, err)
+}
+
+func (h *Handler) answerJSON(c *gin.Context) {
+	var in AnswerInput
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	r, err := h.svc.Answer(c.Request.Context(), userID(c), c.Param("sid"), in)
+	respond(c, r, err)
+}
+
+func (h *Handler) answerForm(c *gin.Context) {
+	in := AnswerInput{QuestionNumber: c.PostForm("questionNumber"), AnswerContent: c.PostForm("answerContent"),
+		RequestID: c.PostForm("requestId")}
+	r, err := h.svc.Answer(c.Request.Context(), userID(c), c.Param("sid"), in)
+	respond(c, r, err)
+}
+
+func (h *Handler) restore(c *gin.Context) {
+	r, err := h.svc.Restore(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, r, err)
+}
+
+func (h *Handler) questions(c *gin.Context) {
+	r, err := h.svc.MainQuestions(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, r, err)
+}
+
+func (h *Handler) score(c *gin.Context) {
+	r, err := h.svc.Score(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, r, err)
+}
+
+func (h *Handler) suggestions(c *gin.Context) {
+	r, err := h.svc.Suggestions(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, r, err)
+}
+
+func (h *Handler) resumeScore(c *gin.Context) {
+	s, err := h.svc.Session(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, s.ResumeScore, err)
+}
+
+func (h *Handler) resumePreview(c *gin.Context) {
+	f, data, err := h.svc.ResumeFile(c.Request.Context(), userID(c), c.Param("sid"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.Header("Content-Disposition", "inline; filename*=UTF-8''"+url.PathEscape(f.Filename))
+	c.Header("X-Content-Type-Options", "nosniff")
+	c.Data(http.StatusOK, f.MIME, data)
+}

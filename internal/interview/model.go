@@ -1,0 +1,274 @@
+package interview
+
+import "time"
+
+// The five evaluation dimensions and their weights in the rule score.
+const (
+	DimCorrectness  = "correctness"
+	DimCompleteness = "completeness"
+	DimLogic        = "logic"
+	DimDepth        = "depth"
+	DimClarity      = "clarity"
+)
+
+// Dimensions lists the dimensions in weight order.
+var Dimensions = []string{DimCorrectness, DimCompleteness, DimLogic, DimDepth, DimClarity}
+
+// DimensionWeights are the weights of the rule score (sum 100).
+var DimensionWeights = map[string]int{DimCorrectness: 30, DimCompleteness: 25, DimLogic: 20, DimDepth: 15, DimClarity: 10}
+
+// Judgment statuses of a dimension or rubric anchor.
+const (
+	StatusMet          = "met"
+	StatusPartial      = "partial"
+	StatusMissing      = "missing"
+	StatusContradicted = "contradicted"
+)
+
+// Score levels.
+const (
+	LevelExcellent = "excellent"
+	LevelQualified = "qualified"
+	LevelNeedsWork = "needs improvement"
+)
+
+// --- Model output contract (interview.md "Model output contract"). ---
+
+// SkillEvidence is a skill with the resume text that shows it.
+type SkillEvidence struct {
+	Skill    string `json:"skill"`
+	Evidence string `json:"evidence"`
+}
+
+// RoleHypothesis is a role the resume suggests.
+type RoleHypothesis struct {
+	Target     string  `json:"target"`
+	Evidence   string  `json:"evidence"`
+	Confidence float64 `json:"confidence"`
+}
+
+// Profile is the resume-profile-extraction output.
+type Profile struct {
+	Skills               []string         `json:"skills"`
+	SkillEvidence        []SkillEvidence  `json:"skillEvidence"`
+	RoleHypotheses       []RoleHypothesis `json:"roleHypotheses"`
+	ResumeScore          int              `json:"resumeScore"`
+	ResumeSuggestions    []string         `json:"resumeSuggestions"`
+	ProjectQuestionHints []string         `json:"projectQuestionHints"`
+	ResumeType           string           `json:"resumeType"`
+}
+
+// Anchor is a rubric point of a question: what a good answer states.
+type Anchor struct {
+	Name                 string   `json:"name"`
+	Weight               int      `json:"weight"`
+	Core                 bool     `json:"core"`
+	AcceptableStatements []string `json:"acceptableStatements"`
+}
+
+// QuestionSpec is a main question with its scoring rubric.
+type QuestionSpec struct {
+	Content          string   `json:"content"`
+	Anchors          []Anchor `json:"anchors"`
+	CommonMistakes   []string `json:"commonMistakes"`
+	FollowUpStrategy string   `json:"followUpStrategy"`
+	RubricVersion    int      `json:"rubricVersion"`
+	// Degraded records why the spec was replaced by the legacy anchor ("" when valid).
+	Degraded string `json:"degraded,omitempty"`
+}
+
+// Questions is the interview-extraction output.
+type Questions struct {
+	Questions     []QuestionSpec `json:"questions"`
+	Suggestions   []string       `json:"suggestions"`
+	InterviewType string         `json:"interviewType"`
+	ResumeScore   int            `json:"resumeScore"`
+}
+
+// DimensionJudgment is the evaluator's view of one dimension.
+type DimensionJudgment struct {
+	ID         string  `json:"id"`
+	Status     string  `json:"status"`
+	Evidence   string  `json:"evidence"`
+	Confidence float64 `json:"confidence"`
+}
+
+// AnchorJudgment is the evaluator's view of one rubric anchor.
+type AnchorJudgment struct {
+	Name     string `json:"name"`
+	Status   string `json:"status"`
+	Evidence string `json:"evidence"`
+}
+
+// Evaluation is the interview-evaluation (and interview-review) output.
+type Evaluation struct {
+	Dimensions    []DimensionJudgment `json:"dimensions"`
+	Anchors       []AnchorJudgment    `json:"anchors"`
+	Score         int                 `json:"score"`
+	Feedback      string              `json:"feedback"`
+	MissingPoints []string            `json:"missingPoints"`
+}
+
+// FollowUpOutput is the interview-followup output.
+type FollowUpOutput struct {
+	FollowUp     string `json:"followUp"`
+	EndInterview bool   `json:"endInterview"`
+}
+
+// Demeanor is the interview-demeanor output (0-100 after scale detection).
+type Demeanor struct {
+	PanicLevel       int `json:"panicLevel"`
+	SeriousnessLevel int `json:"seriousnessLevel"`
+	EmoticonHandling int `json:"emoticonHandling"`
+	CompositeScore   int `json:"compositeScore"`
+}
+
+// --- Decisions made by rules (rules.go). ---
+
+// Scored is the rule engine's verdict on one evaluation.
+type Scored struct {
+	// Score is the final score 0..100.
+	Score int    `json:"score"`
+	Level string `json:"level"`
+	// RuleScore is the score computed from the dimension statuses, or -1
+	// when the judgments were unusable and the model's score was used.
+	RuleScore int `json:"ruleScore"`
+	// Capped is true when a contradicted correctness capped the score at 40.
+	Capped bool `json:"capped"`
+	// Reason records how the score was reached (reason codes, e.g.
+	// "rule", "model-score:missing-dimensions", "review:agree").
+	Reason string `json:"reason"`
+	// NeedsReview flags a score a human should look at.
+	NeedsReview bool `json:"needsReview"`
+}
+
+// ReviewDecision says whether a second evaluation is needed and why.
+type ReviewDecision struct {
+	Review bool
+	Reason string // e.g. "boundary-score:60", "low-confidence:0.55", "contradicted-correctness"
+}
+
+// FollowUpDecision says whether to ask a follow-up and about what.
+type FollowUpDecision struct {
+	Ask     bool
+	Reason  string   // which rule decided
+	Targets []string // core anchor names judged partial or contradicted
+}
+
+// --- Sessions and turns. ---
+
+// Session states.
+const (
+	SessionDraft           = "DRAFT"
+	SessionResumeUploading = "RESUME_UPLOADING"
+	SessionReady           = "READY"
+	SessionInProgress      = "IN_PROGRESS"
+	SessionFinished        = "FINISHED"
+	SessionAbandoned       = "ABANDONED"
+)
+
+// Flow phases inside a session.
+const (
+	FlowAsking     = "ASKING"
+	FlowEvaluating = "EVALUATING"
+	FlowFollowUp   = "FOLLOW_UP"
+	FlowCompleted  = "COMPLETED"
+)
+
+// Session is one mock interview.
+type Session struct {
+	ID            string
+	UserID        string
+	Status        string
+	Flow          string
+	FlowVersion   int64
+	CurrentNumber string // "1".."N" or "3-F1"; "" before questions exist
+	// FlowRequestID is the request that holds the EVALUATING phase.
+	FlowRequestID string
+	FlowUpdatedAt *time.Time
+	// UploadHash identifies the resume being processed while RESUME_UPLOADING.
+	UploadHash    string
+	Profile       *Profile
+	InterviewType string
+	Target        string
+	ResumeScore   *int
+	ResumeFileID  string
+	Suggestions   []string
+	Offline       bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
+}
+
+// Question is a main question or a follow-up of a session.
+type Question struct {
+	SessionID string
+	Number    string // "3" or "3-F1"
+	Seq       int    // order of asking
+	Content   string
+	Spec      QuestionSpec
+	IsFollow  bool
+	ParentNo  string // for follow-ups, the main question
+	Targets   []string
+	CreatedAt time.Time
+}
+
+// Turn is an answered question with every judgment and the reason codes.
+type Turn struct {
+	ID             string
+	SessionID      string
+	QuestionNumber string
+	RequestID      string
+	Answer         string
+	Status         string // "evaluating", "done", "failed"
+	Scored         *Scored
+	Evaluation     *Evaluation
+	Review         *Evaluation
+	ReviewReason   string
+	Feedback       string
+	FollowUp       *FollowUpDecision
+	PromptVersion  string
+	ErrorMessage   string
+	// Response is what the request was answered with, replayed for 24 h.
+	Response  *AnswerResp
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// File is an uploaded resume; its bytes are stored under the data dir.
+type File struct {
+	ID        string
+	UserID    string
+	SessionID string
+	Filename  string
+	MIME      string
+	Size      int64
+	SHA256    string
+	Path      string // relative to the upload root
+	Text      string
+	CreatedAt time.Time
+}
+
+// AnswerResp is the response of the current-question and answer endpoints.
+type AnswerResp struct {
+	SessionID          string `json:"sessionId"`
+	RequestID          string `json:"requestId,omitempty"`
+	QuestionNumber     string `json:"questionNumber"`
+	QuestionContent    string `json:"questionContent"`
+	Score              *int   `json:"score"`
+	Level              string `json:"level,omitempty"`
+	TotalScore         *int   `json:"totalScore"`
+	Feedback           string `json:"feedback"`
+	NextQuestionNumber string `json:"nextQuestionNumber"`
+	NextQuestion       string `json:"nextQuestion"`
+	IsFollowUp         bool   `json:"isFollowUp"`
+	FollowUpCount      int    `json:"followUpCount"`
+	Finished           bool   `json:"finished"`
+	IsSuccess          bool   `json:"isSuccess"`
+	ErrorMessage       string `json:"errorMessage"`
+	// Status is "done", or "evaluating" when the same answer is still being
+	// scored elsewhere: re-send the same request to get the result.
+	Status  string `json:"status"`
+	Offline bool   `json:"offline"`
+}

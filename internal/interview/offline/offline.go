@@ -1,0 +1,51 @@
+// Package offline is the built-in offline interview model: deterministic
+// answers to every interview AI stage that needs no eyes, so a mock
+// interview runs end to end without an API key.
+//
+// It reads each stage's JSON user message (interview.UserInput) and returns
+// the JSON object the stage's prompt asks a real model for: a resume
+// profile from a skill dictionary, rubric questions from a built-in bank,
+// evaluations by keyword overlap between the answer and the rubric's
+// acceptable statements, and follow-ups from the rubric. The same input
+// always gives byte-identical output: there is no randomness, no clock and
+// no map iteration in anything that reaches the output.
+//
+// The demeanor stage is deliberately not handled: the offline model cannot
+// see photos, so the caller records "not assessed" rather than a made-up
+// number.
+package offline
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+
+	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
+)
+
+// Register makes o answer the interview stages resume-profile-extraction,
+// interview-extraction, interview-evaluation, interview-review and
+// interview-followup. It leaves interview-demeanor unregistered.
+func Register(o *llm.Offline) {
+	o.Handle(interview.StageProfile, responder(buildProfile))
+	o.Handle(interview.StageExtraction, responder(buildQuestions))
+	o.Handle(interview.StageEvaluation, responder(evaluate))
+	o.Handle(interview.StageReview, responder(evaluate))
+	o.Handle(interview.StageFollowUp, responder(buildFollowUp))
+}
+
+// responder adapts a pure function of the stage's input to an llm.Responder.
+func responder[In, Out any](fn func(In) Out) llm.Responder {
+	return func(_ context.Context, req llm.Request) (string, error) {
+		var in In
+		if err := interview.UserInput(req, &in); err != nil {
+			return "", fmt.Errorf("offline: decode %s input: %w", req.Stage, err)
+		}
+		b, err := json.Marshal(fn(in))
+		if err != nil {
+			return "", fmt.Errorf("offline: encode %s output: %w", req.Stage, err)
+		}
+		return string(b), nil
+	}
+}

@@ -1,0 +1,181 @@
+package offline
+
+import (
+	"math"
+	"sort"
+	"strings"
+
+	"github.com/xunzhi-ai/aimeeting/internal/interview"
+)
+
+// Question counts of the extraction stage.
+const (
+	defaultQuestions = 6
+	minQuestions     = 5
+	maxQuestions     = 8
+	// fundamentals is how many generic fundamentals a role interview asks
+	// before its role questions.
+	fundamentals = 2
+)
+
+// roleNamesZH are the Chinese names of the roles.
+var roleNamesZH = map[string]string{
+	roleGeneric: "通用软件工程师", roleBackend: "后端工程师", roleFrontend: "前端工程师", roleData: "数据工程师",
+	roleDevOps: "运维/DevOps 工程师", roleQA: "测试工程师", roleMobile: "移动端工程师", roleML: "机器学习工程师",
+}
+
+// roleKeywords map words of a target to a bank role, checked in order.
+// Latin keywords match inside words ("frontend", "tester"); short ones
+// that would match by accident ("ml" in "html", "ai" in "email") must be
+// whole words.
+var roleKeywords = []struct {
+	role      string
+	substr    []string
+	wholeWord []string
+}{
+	{roleFrontend, []string{"front", "web ui", "前端", "小程序"}, []string{"ui", "fe"}},
+	{roleMobile, []string{"mobile", "android", "flutter", "移动", "安卓", "客户端"}, []string{"ios", "app"}},
+	{roleQA, []string{"test", "quality", "测试", "质量"}, []string{"qa", "sdet"}},
+	{roleDevOps, []string{"devops", "reliability", "infrastructure", "运维", "云原生"}, []string{"sre", "ops"}},
+	{roleML, []string{"machine learning", "deep learning", "算法", "机器学习", "人工智能", "大模型"}, []string{"ml", "ai", "nlp", "llm", "cv"}},
+	{roleData, []string{"data", "数据", "analytics"}, []string{"bi", "etl"}},
+	{roleBackend, []string{"back", "server", "后端", "服务端", "java", "golang", "python", "c++"}, []string{"go", "api"}},
+}
+
+// roleFor maps a free-text target ("Senior Backend Engineer", "后端开发") to
+// a bank role, or the generic role.
+func roleFor(target string) string {
+	t := strings.ToLower(strings.TrimSpace(target))
+	if t == "" {
+		return roleGeneric
+	}
+	words := setOf(strings.FieldsFunc(t, func(r rune) bool { return !asciiAlnum(r) })...)
+	for _, k := range roleKeywords {
+		for _, s := range k.substr {
+			if strings.Contains(t, s) {
+				return k.role
+			}
+		}
+		for _, w := range k.wholeWord {
+			if words[w] {
+				return k.role
+			}
+		}
+	}
+	return roleGeneric
+}
+
+// buildQuestions is the offline interview-extraction: questionCount (5..8,
+// default 6) bank questions. For a role, two generic fundamentals come
+// first, then the role's questions; for the generic role, fundamentals
+// only. Within each part pickQuestions prefers the candidate's skills.
+func buildQuestions(in interview.ExtractionInput) interview.Questions {
+	profile := in.Profile
+	if len(profile.Skills) == 0 && profile.ResumeScore == 0 && strings.TrimSpace(in.ResumeText) != "" {
+		// The caller sent no profile: read the resume ourselves.
+		profile = buildProfile(interview.ProfileInput{ResumeText: in.ResumeText})
+	}
+	n := in.QuestionCount
+	if n <= 0 {
+		n = defaultQuestions
+	}
+	n = max(minQuestions, min(maxQuestions, n))
+
+	target := in.Target
+	if strings.TrimSpace(target) == "" {
+		target = profile.ResumeType
+	}
+	role := roleFor(target)
+
+	rank := make(map[string]int) // skill → position in the profile
+	for i, s := range profile.Skills {
+		if _, dup := rank[strings.ToLower(s)]; !dup {
+			rank[strings.ToLower(s)] = i
+		}
+	}
+	var chosen []int
+	if role == roleGeneric {
+		chosen = pickQuestions(roleGeneric, n, rank)
+	} else {
+		own := pickQuestions(role, n-fundamentals, rank)
+		chosen = append(pickQuestions(roleGeneric, n-len(own), rank), own...)
+	}
+
+	// Questions follow the language of the resume (of the target when
+	// there is no resume text).
+	zh := isChinese(in.ResumeText) || (strings.TrimSpace(in.ResumeText) == "" && isChinese(in.Target))
+	out := interview.Questions{
+		Questions:     make([]interview.QuestionSpec, 0, len(chosen)),
+		Suggestions:   append([]string{}, profile.ResumeSuggestions...),
+		InterviewType: role + " (offline question bank)",
+		ResumeScore:   profile.ResumeScore,
+	}
+	if zh {
+		out.InterviewType = roleNamesZH[role] + "（离线题库）"
+	}
+	for _, i := range chosen {
+		out.Questions = append(out.Questions, bank[i].spec(zh))
+	}
+	return out
+}
+
+// pickQuestions returns up to k bank indexes of role, in bank order (which
+// reads from fundamentals to design). It prefers the questions that test
+// the most prominent of the candidate's skills: a question ranks by the
+// earliest position, in the profile's skill list (resume order), of a skill
+// among its tags; then by how many of its tags are skills; then by bank
+// order. Questions testing none of the skills come last.
+func pickQuestions(role string, k int, rank map[string]int) []int {
+	type cand struct{ idx, best, hits int }
+	var cands []cand
+	for i, e := range bank {
+		if e.role != role {
+			continue
+		}
+		c := cand{idx: i, best: math.MaxInt}
+		for _, t := range e.tags {
+			if r, ok := rank[t]; ok {
+				c.hits++
+				c.best = min(c.best, r)
+			}
+		}
+		cands = append(cands, c)
+	}
+	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].best != cands[b].best {
+			return cands[a].best < cands[b].best
+		}
+		return cands[a].hits > cands[b].hits
+	})
+	if len(cands) > k {
+		cands = cands[:max(0, k)]
+	}
+	idx := make([]int, len(cands))
+	for i, c := range cands {
+		idx[i] = c.idx
+	}
+	sort.Ints(idx)
+	return idx
+}
+
+// spec returns the contract form of a bank question (fresh slices, so a
+// caller may change it freely); with zh, the question and its follow-up are
+// worded in Chinese.
+func (e entry) spec(zh bool) interview.QuestionSpec {
+	content, followUp := e.content, e.followUp
+	if t, ok := bankZH[e.content]; ok && zh {
+		content, followUp = t.content, t.followUp
+	}
+	q := interview.QuestionSpec{
+		Content:          content,
+		Anchors:          make([]interview.Anchor, len(e.anchors)),
+		CommonMistakes:   append([]string{}, e.mistakes...),
+		FollowUpStrategy: followUp,
+		RubricVersion:    1,
+	}
+	for i, a := range e.anchors {
+		q.Anchors[i] = interview.Anchor{Name: a.name, Weight: a.weight, Core: a.core,
+			AcceptableStatements: append([]string{}, a.statements...)}
+	}
+	return q
+}

@@ -1,0 +1,95 @@
+package interview
+
+import (
+	"embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
+)
+
+// Each stage's prompt is a system message from prompts/<stage>.txt (its
+// first line is "version: N") and a user message that is one JSON object of
+// the stage's inputs below. Real models read JSON inputs well, and the
+// offline model reads them exactly.
+
+//go:embed prompts/*.txt
+var promptFiles embed.FS
+
+// ProfileInput is the user message of resume-profile-extraction.
+type ProfileInput struct {
+	ResumeText      string `json:"resumeText"`
+	ConfirmedTarget string `json:"confirmedTarget,omitempty"`
+}
+
+// ExtractionInput is the user message of interview-extraction.
+type ExtractionInput struct {
+	ResumeText    string  `json:"resumeText"`
+	Target        string  `json:"target"`
+	Profile       Profile `json:"profile"`
+	QuestionCount int     `json:"questionCount"`
+}
+
+// EvaluationInput is the user message of interview-evaluation and
+// interview-review.
+type EvaluationInput struct {
+	QuestionNumber string       `json:"questionNumber"`
+	Question       QuestionSpec `json:"question"`
+	Answer         string       `json:"answer"`
+	// Review is set for the second evaluation: look again, strictly.
+	Review bool `json:"review,omitempty"`
+}
+
+// FollowUpInput is the user message of interview-followup.
+type FollowUpInput struct {
+	QuestionNumber string       `json:"questionNumber"`
+	Question       QuestionSpec `json:"question"`
+	Answer         string       `json:"answer"`
+	Targets        []string     `json:"targets"`
+	MissingPoints  []string     `json:"missingPoints"`
+}
+
+// Prompt is a loaded system prompt.
+type Prompt struct {
+	Stage   string
+	Version string
+	Text    string
+}
+
+// LoadPrompt returns the embedded prompt of stage.
+func LoadPrompt(stage string) (Prompt, error) {
+	b, err := promptFiles.ReadFile("prompts/" + stage + ".txt")
+	if err != nil {
+		return Prompt{}, fmt.Errorf("interview: no prompt for stage %s: %w", stage, err)
+	}
+	first, rest, _ := strings.Cut(string(b), "\n")
+	version, ok := strings.CutPrefix(strings.TrimSpace(first), "version:")
+	if !ok {
+		return Prompt{}, fmt.Errorf("interview: prompt %s must start with a version line", stage)
+	}
+	return Prompt{Stage: stage, Version: stage + "@" + strings.TrimSpace(version), Text: strings.TrimSpace(rest)}, nil
+}
+
+// Request builds the model request of the prompt with input as the user message.
+func (p Prompt) Request(input any) (llm.Request, error) {
+	b, err := json.Marshal(input)
+	if err != nil {
+		return llm.Request{}, err
+	}
+	return llm.Request{Stage: p.Stage, JSON: true, Messages: []llm.Message{
+		{Role: llm.RoleSystem, Content: p.Text},
+		{Role: llm.RoleUser, Content: string(b)},
+	}}, nil
+}
+
+// UserInput decodes the JSON user message of req into v (used by the
+// offline model).
+func UserInput(req llm.Request, v any) error {
+	for i := len(req.Messages) - 1; i >= 0; i-- {
+		if req.Messages[i].Role == llm.RoleUser {
+			return json.Unmarshal([]byte(req.Messages[i].Content), v)
+		}
+	}
+	return fmt.Errorf("interview: request has no user message")
+}

@@ -1,0 +1,800 @@
+package interview
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/doctext"
+	"github.com/xunzhi-ai/aimeeting/internal/ids"
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
+	"github.com/xunzhi-ai/aimeeting/internal/page"
+	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
+)
+
+// Turn statuses.
+const (
+	TurnEvaluating = "evaluating"
+	TurnDone       = "done"
+	TurnFailed     = "failed"
+)
+
+// Limits of the interview API.
+const (
+	MaxAnswerChars   = 5000
+	MaxRequestIDLen  = 64
+	MaxResumeBytes   = 20 << 20
+	MaxTargetChars   = 128
+	DefaultQuestions = 6
+	replayFor        = 24 * time.Hour
+)
+
+// Store persists interviews.
+type Store interface {
+	CreateSession(ctx context.Context, s Session) error
+	Session(ctx context.Context, userID, id string) (Session, error)
+	PageSessions(ctx context.Context, userID string, p page.Request, f SessionFilter) (page.Result[Session], error)
+	ClaimUpload(ctx context.Context, s Session, hash string, now, staleBefore time.Time) (bool, error)
+	FailUpload(ctx context.Context, id, hash string, now time.Time) error
+	CompleteUpload(ctx context.Context, s Session, f File, qs []Question) (bool, error)
+	Questions(ctx context.Context, sessionID string) ([]Question, error)
+	StartInterview(ctx context.Context, id string, now time.Time) error
+	TurnByRequest(ctx context.Context, sessionID, requestID string) (Turn, error)
+	Turns(ctx context.Context, sessionID string) ([]Turn, error)
+	ClaimAnswer(ctx context.Context, s Session, t Turn, now, staleBefore time.Time) (bool, error)
+	CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error)
+	FailAnswer(ctx context.Context, sessionID string, version int64, t Turn) error
+	File(ctx context.Context, userID, id string) (File, error)
+}
+
+// Config tunes the service.
+type Config struct {
+	// UploadDir is where resume files are stored (created when missing).
+	UploadDir string
+	// QuestionCount is how many main questions to ask (5..8).
+	QuestionCount int
+	// MaxFollowUp is the number of follow-ups per main question.
+	MaxFollowUp int
+	// StaleAfter is how long an EVALUATING or RESUME_UPLOADING phase may be
+	// held before another request may take it (its instance died).
+	StaleAfter time.Duration
+}
+
+// Service implements the interview use cases.
+type Service struct {
+	store    Store
+	inv      *Invoker
+	provider llm.Provider
+	cfg      Config
+	prompts  map[string]Prompt
+	now      func() time.Time
+}
+
+// NewService returns the service; provider is the model every stage uses.
+func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*Service, error) {
+	if cfg.QuestionCount == 0 {
+		cfg.QuestionCount = DefaultQuestions
+	}
+	if cfg.MaxFollowUp == 0 {
+		cfg.MaxFollowUp = 1
+	}
+	if cfg.StaleAfter == 0 {
+		cfg.StaleAfter = 3 * time.Minute
+	}
+	if err := os.MkdirAll(cfg.UploadDir, 0o750); err != nil {
+		return nil, fmt.Errorf("interview: upload dir: %w", err)
+	}
+	prompts := map[string]Prompt{}
+	for _, stage := range []string{StageProfile, StageExtraction, StageEvaluation, StageReview, StageFollowUp, StageDemeanor} {
+		p, err := LoadPrompt(stage)
+		if err != nil {
+			return nil, err
+		}
+		prompts[stage] = p
+	}
+	return &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
+		now: func() time.Time { return time.Now().UTC() }}, nil
+}
+
+// Create starts a new session in DRAFT; the user's other active sessions
+// are abandoned.
+func (s *Service) Create(ctx context.Context, userID string) (Session, error) {
+	now := s.now()
+	sess := Session{ID: ids.New(), UserID: userID, Status: SessionDraft, Offline: s.provider.Offline(), CreatedAt: now, UpdatedAt: now}
+	if err := s.store.CreateSession(ctx, sess); err != nil {
+		return Session{}, err
+	}
+	return sess, nil
+}
+
+// Session returns one of the user's sessions.
+func (s *Service) Session(ctx context.Context, userID, id string) (Session, error) {
+	return s.store.Session(ctx, userID, id)
+}
+
+// Page lists the user's sessions.
+func (s *Service) Page(ctx context.Context, userID string, p page.Request, f SessionFilter) (page.Result[Session], error) {
+	f.Status = normalizeStatus(f.Status)
+	f.Keyword = strings.TrimSpace(f.Keyword)
+	if utf8.RuneCountInString(f.Keyword) > 64 {
+		return page.Result[Session]{}, apperr.Invalid("keyword must be at most 64 characters")
+	}
+	return s.store.PageSessions(ctx, userID, p.Normalize(), f)
+}
+
+// UploadResult is the response of a resume upload.
+type UploadResult struct {
+	SessionID       string            `json:"sessionId"`
+	Questions       map[string]string `json:"questions"`
+	Suggestions     map[string]string `json:"suggestions"`
+	InterviewType   string            `json:"interviewType"`
+	Target          string            `json:"target"`
+	ResumeScore     *int              `json:"resumeScore"`
+	QuestionCount   int               `json:"questionCount"`
+	SuggestionCount int               `json:"suggestionCount"`
+	ResponseTime    int64             `json:"responseTime"`
+	IsSuccess       bool              `json:"isSuccess"`
+	Offline         bool              `json:"offline"`
+}
+
+func invalidState(format string, args ...any) error {
+	return apperr.Conflict(format, args...).WithCode(apperr.CodeInvalidState)
+}
+
+// Upload reads a resume (PDF, TXT or MD), extracts the profile and the
+// rubric questions through the invoker and makes the session READY. A
+// double-submitted upload of the same file joins the one in progress.
+func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget string) (UploadResult, error) {
+	start := time.Now()
+	confirmedTarget = strings.TrimSpace(confirmedTarget)
+	if utf8.RuneCountInString(confirmedTarget) > MaxTargetChars {
+		return UploadResult{}, apperr.Invalid("confirmedTarget must be at most %d characters", MaxTargetChars)
+	}
+	sess, err := s.store.Session(ctx, userID, sessionID)
+	if err != nil {
+		return UploadResult{}, err
+	}
+	doc, err := doctext.Extract(data, filename, doctext.Options{Allowed: []doctext.Kind{doctext.KindPDF, doctext.KindTXT, doctext.KindMD}})
+	if err != nil {
+		return UploadResult{}, err
+	}
+	hash := HashBytes(data, []byte(confirmedTarget))
+	now := s.now()
+	owner := false
+	switch {
+	case sess.Status == SessionResumeUploading && sess.UploadHash == hash:
+		// The same upload is being processed (double click): join it.
+	case sess.Status == SessionDraft || sess.Status == SessionReady ||
+		(sess.Status == SessionResumeUploading && sess.FlowUpdatedAt != nil && sess.FlowUpdatedAt.Before(now.Add(-s.cfg.StaleAfter))):
+		owner, err = s.store.ClaimUpload(ctx, sess, hash, now, now.Add(-s.cfg.StaleAfter))
+		if err != nil {
+			return UploadResult{}, err
+		}
+		if !owner {
+			return UploadResult{}, invalidState("the session changed while uploading; reload it and try again")
+		}
+	case sess.Status == SessionResumeUploading:
+		return UploadResult{}, invalidState("another resume is being processed for this session; wait for it to finish")
+	default:
+		return UploadResult{}, invalidState("a resume can be uploaded only before the interview starts (session is %s)", sess.Status)
+	}
+
+	profile, questions, err := s.extract(ctx, sess.ID, doc.Text, hash, confirmedTarget)
+	if err != nil {
+		if owner {
+			_ = s.store.FailUpload(context.WithoutCancel(ctx), sess.ID, hash, s.now())
+		}
+		return UploadResult{}, err
+	}
+	target := ResolveTarget(confirmedTarget, profile)
+	res := UploadResult{SessionID: sess.ID, Questions: map[string]string{}, Suggestions: map[string]string{},
+		InterviewType: questions.InterviewType, Target: target, IsSuccess: true, Offline: s.provider.Offline()}
+	if res.InterviewType == "" {
+		res.InterviewType = target
+	}
+	score := clampScore(profile.ResumeScore)
+	if questions.ResumeScore > 0 {
+		score = clampScore(questions.ResumeScore)
+	}
+	res.ResumeScore = &score
+	suggestions := dedupe(append(append([]string{}, profile.ResumeSuggestions...), questions.Suggestions...), 8)
+	qs := make([]Question, 0, len(questions.Questions))
+	for i, spec := range questions.Questions {
+		if i >= 8 {
+			break
+		}
+		no := strconv.Itoa(i + 1)
+		qs = append(qs, Question{SessionID: sess.ID, Number: no, Seq: (i + 1) * 100, Content: spec.Content, Spec: spec, CreatedAt: now})
+		res.Questions[no] = spec.Content
+	}
+	for i, sg := range suggestions {
+		res.Suggestions[strconv.Itoa(i+1)] = sg
+	}
+	res.QuestionCount, res.SuggestionCount = len(qs), len(suggestions)
+	res.ResponseTime = time.Since(start).Milliseconds()
+	if !owner {
+		return res, nil // the owner stores it
+	}
+
+	file := File{ID: ids.New(), UserID: userID, SessionID: sess.ID, Filename: safeName(filename), MIME: doc.MIME,
+		Size: int64(len(data)), SHA256: sha256Hex(data), Text: doc.Text, CreatedAt: now}
+	file.Path = filepath.Join(userID, file.ID)
+	if err := s.writeFile(file.Path, data); err != nil {
+		_ = s.store.FailUpload(context.WithoutCancel(ctx), sess.ID, hash, s.now())
+		return UploadResult{}, err
+	}
+	sess.UploadHash = hash
+	sess.CurrentNumber = "1"
+	sess.InterviewType = res.InterviewType
+	sess.Target = target
+	sess.ResumeScore = res.ResumeScore
+	sess.Suggestions = suggestions
+	sess.Profile = &profile
+	sess.Offline = s.provider.Offline()
+	sess.UpdatedAt = s.now()
+	won, err := s.store.CompleteUpload(context.WithoutCancel(ctx), sess, file, qs)
+	if err != nil || !won {
+		_ = os.Remove(filepath.Join(s.cfg.UploadDir, file.Path))
+		if err == nil {
+			err = invalidState("the session changed while the resume was processed; reload it")
+		}
+		return UploadResult{}, err
+	}
+	return res, nil
+}
+
+// extract runs the profile and question stages.
+func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedTarget string) (Profile, Questions, error) {
+	req, err := s.prompts[StageProfile].Request(ProfileInput{ResumeText: text, ConfirmedTarget: confirmedTarget})
+	if err != nil {
+		return Profile{}, Questions{}, apperr.Internal(err)
+	}
+	profile, _, err := Invoke(ctx, s.inv, Call{Stage: StageProfile, SessionID: sessionID, BusinessKey: hash,
+		Provider: s.provider, Request: req}, func(r llm.Response) (Profile, error) { return ParseProfile(r.Content) })
+	if err != nil {
+		return Profile{}, Questions{}, err
+	}
+	target := ResolveTarget(confirmedTarget, profile)
+	req, err = s.prompts[StageExtraction].Request(ExtractionInput{ResumeText: text, Target: target, Profile: profile,
+		QuestionCount: s.cfg.QuestionCount})
+	if err != nil {
+		return Profile{}, Questions{}, apperr.Internal(err)
+	}
+	qs, _, err := Invoke(ctx, s.inv, Call{Stage: StageExtraction, SessionID: sessionID, BusinessKey: HashBytes([]byte(hash), []byte(target)),
+		Provider: s.provider, Request: req}, func(r llm.Response) (Questions, error) { return ParseQuestions(r.Content) })
+	if err != nil {
+		return Profile{}, Questions{}, err
+	}
+	return profile, qs, nil
+}
+
+func (s *Service) writeFile(rel string, data []byte) error {
+	path := filepath.Join(s.cfg.UploadDir, rel)
+	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
+		return apperr.Internal(fmt.Errorf("store upload: %w", err))
+	}
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o640); err != nil {
+		return apperr.Internal(fmt.Errorf("store upload: %w", err))
+	}
+	if err := os.Rename(tmp, path); err != nil {
+		return apperr.Internal(fmt.Errorf("store upload: %w", err))
+	}
+	return nil
+}
+
+// ResumeFile returns the session's resume and its bytes.
+func (s *Service) ResumeFile(ctx context.Context, userID, sessionID string) (File, []byte, error) {
+	sess, err := s.store.Session(ctx, userID, sessionID)
+	if err != nil {
+		return File{}, nil, err
+	}
+	if sess.ResumeFileID == "" {
+		return File{}, nil, apperr.NotFound("resume of this session")
+	}
+	f, err := s.store.File(ctx, userID, sess.ResumeFileID)
+	if err != nil {
+		return File{}, nil, err
+	}
+	data, err := os.ReadFile(filepath.Join(s.cfg.UploadDir, f.Path))
+	if err != nil {
+		return File{}, nil, apperr.Internal(fmt.Errorf("read resume: %w", err))
+	}
+	return f, data, nil
+}
+
+// state is a session with its questions and turns, loaded for a decision.
+type state struct {
+	sess      Session
+	questions []Question
+	turns     []Turn
+}
+
+func (s *Service) load(ctx context.Context, userID, sessionID string) (state, error) {
+	sess, err := s.store.Session(ctx, userID, sessionID)
+	if err != nil {
+		return state{}, err
+	}
+	qs, err := s.store.Questions(ctx, sessionID)
+	if err != nil {
+		return state{}, err
+	}
+	turns, err := s.store.Turns(ctx, sessionID)
+	if err != nil {
+		return state{}, err
+	}
+	return state{sess: sess, questions: qs, turns: turns}, nil
+}
+
+func (st state) question(no string) (Question, bool) {
+	for _, q := range st.questions {
+		if q.Number == no {
+			return q, true
+		}
+	}
+	return Question{}, false
+}
+
+// mainScores are the final scores of answered main questions.
+func (st state) mainScores() []int {
+	var out []int
+	for _, t := range st.turns {
+		if t.Status == TurnDone && t.Scored != nil && !strings.Contains(t.QuestionNumber, "-F") {
+			out = append(out, t.Scored.Score)
+		}
+	}
+	return out
+}
+
+// followUpsAsked counts the follow-ups of main question no.
+func (st state) followUpsAsked(no string) int {
+	n := 0
+	for _, q := range st.questions {
+		if q.IsFollow && q.ParentNo == no {
+			n++
+		}
+	}
+	return n
+}
+
+// nextMain returns the main question after no, or "" at the end.
+func (st state) nextMain(no string) string {
+	cur, _ := st.question(mainOf(no))
+	for _, q := range st.questions { // in seq order
+		if !q.IsFollow && q.Seq > cur.Seq {
+			return q.Number
+		}
+	}
+	return ""
+}
+
+// mainOf returns the main question of a follow-up number ("3-F1" → "3").
+func mainOf(no string) string {
+	m, _, _ := strings.Cut(no, "-F")
+	return m
+}
+
+// CurrentQuestion returns the question to answer now. Serving the first
+// question starts the interview (READY → IN_PROGRESS).
+func (s *Service) CurrentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, error) {
+	st, err := s.load(ctx, userID, sessionID)
+	if err != nil {
+		return AnswerResp{}, err
+	}
+	switch st.sess.Status {
+	case SessionReady:
+		if err := s.store.StartInterview(ctx, st.sess.ID, s.now()); err != nil {
+			return AnswerResp{}, err
+		}
+	case SessionInProgress, SessionFinished:
+	default:
+		return AnswerResp{}, invalidState("the session has no questions yet (status %s): upload a resume first", st.sess.Status)
+	}
+	return s.currentResp(st), nil
+}
+
+// currentResp describes the session's current question.
+func (s *Service) currentResp(st state) AnswerResp {
+	r := AnswerResp{SessionID: st.sess.ID, Status: "done", IsSuccess: true, Offline: st.sess.Offline,
+		TotalScore: SessionScore(st.mainScores())}
+	if st.sess.Flow == FlowCompleted || st.sess.Status == SessionFinished {
+		r.Finished = true
+		return r
+	}
+	if q, ok := st.question(st.sess.CurrentNumber); ok {
+		r.QuestionNumber, r.QuestionContent, r.IsFollowUp = q.Number, q.Content, q.IsFollow
+		r.NextQuestionNumber, r.NextQuestion = q.Number, q.Content
+		r.FollowUpCount = st.followUpsAsked(mainOf(q.Number))
+	}
+	if st.sess.Flow == FlowEvaluating {
+		r.Status = "evaluating"
+	}
+	return r
+}
+
+// AnswerInput is one submitted answer.
+type AnswerInput struct {
+	QuestionNumber string `json:"questionNumber" form:"questionNumber"`
+	AnswerContent  string `json:"answerContent" form:"answerContent"`
+	RequestID      string `json:"requestId" form:"requestId"`
+}
+
+// AutoRequestID derives the request id of an answer sent without one, so an
+// identical re-submit is the same request.
+func AutoRequestID(sessionID, questionNumber, answer string) string {
+	sum := sha256.Sum256([]byte(sessionID + "|" + questionNumber + "|" + NormalizeAnswer(answer)))
+	return "auto-" + hex.EncodeToString(sum[:])[:32]
+}
+
+func (in *AnswerInput) validate(sessionID string) error {
+	in.QuestionNumber = strings.TrimSpace(in.QuestionNumber)
+	in.RequestID = strings.TrimSpace(in.RequestID)
+	switch {
+	case in.QuestionNumber == "":
+		return apperr.Invalid("questionNumber is required")
+	case len(in.QuestionNumber) > 16:
+		return apperr.Invalid("questionNumber must be at most 16 characters")
+	case strings.TrimSpace(in.AnswerContent) == "":
+		return apperr.Invalid("answerContent is required")
+	case utf8.RuneCountInString(in.AnswerContent) > MaxAnswerChars:
+		return apperr.Invalid("answerContent must be at most %d characters", MaxAnswerChars)
+	case len(in.RequestID) > MaxRequestIDLen:
+		return apperr.Invalid("requestId must be at most %d characters", MaxRequestIDLen)
+	}
+	if in.RequestID == "" {
+		in.RequestID = AutoRequestID(sessionID, in.QuestionNumber, in.AnswerContent)
+	}
+	return nil
+}
+
+// ErrStillEvaluating wraps the response of an answer whose evaluation is
+// still running elsewhere (HTTP 202): re-send the same request.
+type ErrStillEvaluating struct{ Resp AnswerResp }
+
+func (e *ErrStillEvaluating) Error() string { return "the answer is still being evaluated" }
+
+// Answer scores an answer to the current question. The answer is stored
+// before the model is called; a repeated request replays the stored
+// response; a stale question number is a 409 carrying the current question.
+func (s *Service) Answer(ctx context.Context, userID, sessionID string, in AnswerInput) (AnswerResp, error) {
+	if err := in.validate(sessionID); err != nil {
+		return AnswerResp{}, err
+	}
+	for attempt := 0; ; attempt++ {
+		st, err := s.load(ctx, userID, sessionID)
+		if err != nil {
+			return AnswerResp{}, err
+		}
+		if t, err := s.store.TurnByRequest(ctx, sessionID, in.RequestID); err == nil {
+			if t.Status == TurnDone && t.Response != nil && s.now().Sub(t.CreatedAt) < replayFor {
+				return *t.Response, nil
+			}
+		} else if !apperr.Is(err, apperr.KindNotFound) {
+			return AnswerResp{}, err
+		}
+		sess := st.sess
+		if sess.Status != SessionReady && sess.Status != SessionInProgress {
+			return AnswerResp{}, invalidState("answers are accepted only while the interview runs (session is %s)", sess.Status)
+		}
+		if sess.Flow == FlowCompleted {
+			return AnswerResp{}, invalidState("every question has been answered: finish the interview")
+		}
+		if in.QuestionNumber != sess.CurrentNumber {
+			return AnswerResp{}, staleQuestion(s.currentResp(st), in.QuestionNumber)
+		}
+		q, ok := st.question(sess.CurrentNumber)
+		if !ok {
+			return AnswerResp{}, apperr.Internal(fmt.Errorf("session %s: current question %s missing", sess.ID, sess.CurrentNumber))
+		}
+		now := s.now()
+		stale := sess.Flow == FlowEvaluating && sess.FlowUpdatedAt != nil && sess.FlowUpdatedAt.Before(now.Add(-s.cfg.StaleAfter))
+		if sess.Flow == FlowEvaluating && sess.FlowRequestID == in.RequestID && !stale {
+			// The same request is being evaluated (another instance or a
+			// double click): evaluate alongside it. Single-flight makes this
+			// a follower of the same model call.
+			return s.evaluate(ctx, st, q, sess.FlowVersion, in)
+		}
+		if sess.Flow == FlowEvaluating && !stale {
+			return AnswerResp{}, staleQuestion(s.currentResp(st), in.QuestionNumber)
+		}
+		turn := Turn{ID: ids.New(), SessionID: sess.ID, QuestionNumber: q.Number, RequestID: in.RequestID,
+			Answer: in.AnswerContent, Status: TurnEvaluating, PromptVersion: s.prompts[StageEvaluation].Version,
+			CreatedAt: now, UpdatedAt: now}
+		won, err := s.store.ClaimAnswer(ctx, sess, turn, now, now.Add(-s.cfg.StaleAfter))
+		if err != nil {
+			return AnswerResp{}, err
+		}
+		if won {
+			st.sess.Flow, st.sess.FlowRequestID, st.sess.FlowVersion = FlowEvaluating, in.RequestID, sess.FlowVersion+1
+			st.turns = append(st.turns, turn)
+			return s.evaluate(ctx, st, q, st.sess.FlowVersion, in)
+		}
+		if attempt >= 2 {
+			return AnswerResp{}, invalidState("the session is changing too fast; reload it and try again")
+		}
+		// Lost the race: reload and decide again (join, replay or 409).
+	}
+}
+
+// staleQuestion is the 409 of an answer to a question that is not current.
+func staleQuestion(cur AnswerResp, sent string) error {
+	msg := fmt.Sprintf("question %s is not the current question; answer question %s", sent, cur.QuestionNumber)
+	if cur.Status == "evaluating" {
+		msg = fmt.Sprintf("another answer to question %s is being evaluated; wait for it", cur.QuestionNumber)
+	}
+	if cur.Finished {
+		msg = "every question has been answered: finish the interview"
+	}
+	return apperr.Conflict("%s", msg).WithCode(apperr.CodeInvalidState).WithData(cur)
+}
+
+// evaluate runs evaluation, review and follow-up for the request holding
+// the EVALUATING phase at version, then stores the result (or, when another
+// instance stored it first, returns what it stored).
+func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (AnswerResp, error) {
+	sess := st.sess
+	ev, scored, reviewEv, reviewReason, err := s.score(ctx, sess.ID, q, in.AnswerContent)
+	if err != nil {
+		return s.evaluationFailed(ctx, st, version, in, err)
+	}
+	feedback := GuardFeedback(ev.Feedback, ev, q.Spec)
+	decision := DecideFollowUp(FollowUpState{Completed: false, FollowUpsAsked: st.followUpsAsked(mainOf(q.Number)),
+		MaxFollowUp: s.cfg.MaxFollowUp, IsFollowUp: q.IsFollow, Spec: q.Spec, Eval: ev, Score: scored.Score})
+	var followUp *Question
+	if decision.Ask {
+		text := s.followUpText(ctx, sess.ID, q, in.AnswerContent, decision.Targets, ev.MissingPoints)
+		if text == "" {
+			decision.Ask, decision.Reason = false, "no-usable-follow-up"
+		} else {
+			n := st.followUpsAsked(q.Number) + 1
+			followUp = &Question{SessionID: sess.ID, Number: fmt.Sprintf("%s-F%d", q.Number, n), Seq: q.Seq + n,
+				Content: text, Spec: q.Spec, IsFollow: true, ParentNo: q.Number, Targets: decision.Targets, CreatedAt: s.now()}
+		}
+	}
+	flow, next := FlowAsking, ""
+	if followUp != nil {
+		next = followUp.Number
+	} else if next = st.nextMain(q.Number); next == "" {
+		flow = FlowCompleted
+	}
+	now := s.now()
+	turn := Turn{SessionID: sess.ID, QuestionNumber: q.Number, RequestID: in.RequestID, Answer: in.AnswerContent,
+		Status: TurnDone, Scored: &scored, Evaluation: &ev, Review: reviewEv, ReviewReason: reviewReason, Feedback: feedback,
+		FollowUp: &decision, PromptVersion: s.prompts[StageEvaluation].Version, UpdatedAt: now}
+	if existing, err := s.store.TurnByRequest(ctx, sess.ID, in.RequestID); err == nil {
+		turn.ID, turn.CreatedAt = existing.ID, existing.CreatedAt
+	} else {
+		return AnswerResp{}, err
+	}
+	scores := append(st.mainScores(), scored.Score)
+	if q.IsFollow {
+		scores = st.mainScores()
+	}
+	score := scored.Score
+	resp := AnswerResp{SessionID: sess.ID, RequestID: in.RequestID, QuestionNumber: q.Number, QuestionContent: q.Content,
+		Score: &score, Level: scored.Level, TotalScore: SessionScore(scores), Feedback: feedback,
+		FollowUpCount: st.followUpsAsked(mainOf(q.Number)), Finished: flow == FlowCompleted, IsSuccess: true,
+		Status: "done", Offline: sess.Offline}
+	if followUp != nil {
+		resp.NextQuestionNumber, resp.NextQuestion, resp.IsFollowUp = followUp.Number, followUp.Content, true
+		resp.FollowUpCount++
+	} else if nq, ok := st.question(next); ok {
+		resp.NextQuestionNumber, resp.NextQuestion = nq.Number, nq.Content
+	}
+	turn.Response = &resp
+	won, err := s.store.CompleteAnswer(context.WithoutCancel(ctx), sess.ID, version, turn, flow, next, followUp)
+	if err != nil {
+		return AnswerResp{}, err
+	}
+	if won {
+		return resp, nil
+	}
+	// Another instance completed the same request first: answer with what
+	// it stored, so every copy of the request gets the same response.
+	stored, err := s.store.TurnByRequest(ctx, sess.ID, in.RequestID)
+	if err != nil {
+		return AnswerResp{}, err
+	}
+	if stored.Status == TurnDone && stored.Response != nil {
+		return *stored.Response, nil
+	}
+	return AnswerResp{}, invalidState("the answer was not stored because the session moved on; reload it")
+}
+
+// score evaluates the answer and, when the rules ask for it, reviews it.
+func (s *Service) score(ctx context.Context, sessionID string, q Question, answer string) (Evaluation, Scored, *Evaluation, string, error) {
+	req, err := s.prompts[StageEvaluation].Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer})
+	if err != nil {
+		return Evaluation{}, Scored{}, nil, "", apperr.Internal(err)
+	}
+	parse := func(r llm.Response) (Evaluation, error) { return ParseEvaluation(r.Content) }
+	ev, _, err := Invoke(ctx, s.inv, Call{Stage: StageEvaluation, SessionID: sessionID, QuestionNumber: q.Number,
+		Answer: answer, Provider: s.provider, Request: req}, parse)
+	if err != nil {
+		return Evaluation{}, Scored{}, nil, "", err
+	}
+	scored := Score(ev)
+	decision := ReviewNeeded(ev, scored)
+	if !decision.Review {
+		return ev, scored, nil, decision.Reason, nil
+	}
+	req, err = s.prompts[StageReview].Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer, Review: true})
+	if err != nil {
+		return Evaluation{}, Scored{}, nil, "", apperr.Internal(err)
+	}
+	second, _, err := Invoke(ctx, s.inv, Call{Stage: StageReview, SessionID: sessionID, QuestionNumber: q.Number,
+		Answer: answer, Provider: s.provider, Request: req}, parse)
+	if err != nil {
+		if errors.Is(err, context.Canceled) {
+			return Evaluation{}, Scored{}, nil, "", err
+		}
+		return ev, ReviewFailed(scored), nil, decision.Reason, nil // a failed review keeps the first result
+	}
+	return ev, MergeReview(ev, scored, second), &second, decision.Reason, nil
+}
+
+// followUpText asks the model for a follow-up, falling back to the spec's
+// follow-up strategy; "" when neither is usable.
+func (s *Service) followUpText(ctx context.Context, sessionID string, q Question, answer string, targets, missing []string) string {
+	req, err := s.prompts[StageFollowUp].Request(FollowUpInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
+		Targets: targets, MissingPoints: missing})
+	if err == nil {
+		out, _, err := Invoke(ctx, s.inv, Call{Stage: StageFollowUp, SessionID: sessionID, QuestionNumber: q.Number,
+			Answer: answer, Provider: s.provider, Request: req}, func(r llm.Response) (FollowUpOutput, error) { return ParseFollowUp(r.Content) })
+		if err == nil {
+			if text, ok := CleanFollowUp(out.FollowUp); ok {
+				return text
+			}
+		}
+	}
+	if text, ok := CleanFollowUp(q.Spec.FollowUpStrategy); ok {
+		return text
+	}
+	return ""
+}
+
+// evaluationFailed handles a failed evaluation: still running elsewhere →
+// 202; otherwise the turn is marked failed (the answer stays stored), the
+// question is given back and the error returned, so the same request can be
+// retried.
+func (s *Service) evaluationFailed(ctx context.Context, st state, version int64, in AnswerInput, err error) (AnswerResp, error) {
+	if errors.Is(err, singleflight.ErrInProgress) {
+		r := s.currentResp(st)
+		r.RequestID, r.Status = in.RequestID, "evaluating"
+		return AnswerResp{}, &ErrStillEvaluating{Resp: r}
+	}
+	if errors.Is(err, context.Canceled) {
+		// The client left; the flight goes on for the other callers and a
+		// retry of the same request will find the result.
+		return AnswerResp{}, err
+	}
+	t, lerr := s.store.TurnByRequest(ctx, st.sess.ID, in.RequestID)
+	if lerr == nil {
+		t.ErrorMessage = err.Error()
+		if e := apperr.As(err); e != nil {
+			t.ErrorMessage = e.Message
+		}
+		t.UpdatedAt = s.now()
+		if ferr := s.store.FailAnswer(context.WithoutCancel(ctx), st.sess.ID, version, t); ferr != nil {
+			return AnswerResp{}, errors.Join(err, ferr)
+		}
+	}
+	return AnswerResp{}, err
+}
+
+// Restore describes a session for a client resuming it.
+type Restore struct {
+	SessionID     string            `json:"sessionId"`
+	Status        string            `json:"status"`
+	CanResume     bool              `json:"canResume"`
+	InterviewType string            `json:"interviewType"`
+	ResumeScore   *int              `json:"resumeScore"`
+	Suggestions   map[string]string `json:"suggestions"`
+	Current       AnswerResp        `json:"current"`
+	Offline       bool              `json:"offline"`
+}
+
+// Restore returns what a client needs to continue a session.
+func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restore, error) {
+	st, err := s.load(ctx, userID, sessionID)
+	if err != nil {
+		return Restore{}, err
+	}
+	return Restore{SessionID: st.sess.ID, Status: st.sess.Status,
+		CanResume:     (st.sess.Status == SessionReady || st.sess.Status == SessionInProgress) && st.sess.Flow != FlowCompleted,
+		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
+		Current: s.currentResp(st), Offline: st.sess.Offline}, nil
+}
+
+// MainQuestions returns {number: text} of the main questions.
+func (s *Service) MainQuestions(ctx context.Context, userID, sessionID string) (map[string]string, error) {
+	st, err := s.load(ctx, userID, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, q := range st.questions {
+		if !q.IsFollow {
+			out[q.Number] = q.Content
+		}
+	}
+	return out, nil
+}
+
+// Score returns the running average of main-question scores (nil before any).
+func (s *Service) Score(ctx context.Context, userID, sessionID string) (*int, error) {
+	st, err := s.load(ctx, userID, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return SessionScore(st.mainScores()), nil
+}
+
+// Suggestions returns the resume suggestions as {number: text}.
+func (s *Service) Suggestions(ctx context.Context, userID, sessionID string) (map[string]string, error) {
+	sess, err := s.store.Session(ctx, userID, sessionID)
+	if err != nil {
+		return nil, err
+	}
+	return numbered(sess.Suggestions), nil
+}
+
+func numbered(items []string) map[string]string {
+	out := map[string]string{}
+	for i, it := range items {
+		out[strconv.Itoa(i+1)] = it
+	}
+	return out
+}
+
+func dedupe(items []string, limit int) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, it := range items {
+		it = strings.TrimSpace(it)
+		key := strings.ToLower(it)
+		if it == "" || seen[key] {
+			continue
+		}
+		seen[key] = true
+		out = append(out, it)
+		if len(out) == limit {
+			break
+		}
+	}
+	return out
+}
+
+func clampScore(n int) int { return max(0, min(100, n)) }
+
+func sha256Hex(b []byte) string {
+	sum := sha256.Sum256(b)
+	return hex.EncodeToString(sum[:])
+}
+
+// safeName keeps a display name for an uploaded file; it is never a path.
+func safeName(name string) string {
+	name = filepath.Base(strings.ReplaceAll(name, "\\", "/"))
+	name = strings.Map(func(r rune) rune {
+		if r < 0x20 || r == 0x7f {
+			return -1
+		}
+		return r
+	}, name)
+	if utf8.RuneCountInString(name) > 100 {
+		name = string([]rune(name)[:100])
+	}
+	if name == "." || name == "/" {
+		return ""
+	}
+	return name
+}

@@ -1,0 +1,503 @@
+package interview
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+
+	"gorm.io/gorm"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/db"
+	"github.com/xunzhi-ai/aimeeting/internal/page"
+)
+
+// errSessionMissing is the 404 of every session the caller cannot see.
+var errSessionMissing = apperr.NotFound("interview session").WithCode(apperr.CodeSessionMissing)
+
+type sessionRow struct {
+	ID            string `gorm:"primaryKey"`
+	UserID        string
+	Status        string
+	Flow          string
+	FlowVersion   int64
+	FlowRequestID string
+	FlowUpdatedAt *time.Time
+	UploadHash    string
+	CurrentNumber string
+	InterviewType string
+	Target        string
+	ResumeScore   *int
+	ResumeFileID  string
+	Suggestions   *string
+	Profile       *string
+	Offline       bool
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
+}
+
+func (sessionRow) TableName() string { return "interview_sessions" }
+
+type fileRow struct {
+	ID        string `gorm:"primaryKey"`
+	UserID    string
+	SessionID string
+	Filename  string
+	MIME      string `gorm:"column:mime"`
+	Size      int64
+	SHA256    string `gorm:"column:sha256"`
+	Path      string
+	Text      *string
+	CreatedAt time.Time
+}
+
+func (fileRow) TableName() string { return "interview_files" }
+
+type questionRow struct {
+	SessionID  string `gorm:"primaryKey"`
+	Number     string `gorm:"primaryKey"`
+	Seq        int
+	Content    string
+	Spec       *string
+	IsFollowUp bool
+	ParentNo   string
+	Targets    *string
+	CreatedAt  time.Time
+}
+
+func (questionRow) TableName() string { return "interview_questions" }
+
+type turnRow struct {
+	ID             string `gorm:"primaryKey"`
+	SessionID      string
+	QuestionNumber string
+	RequestID      string
+	Answer         string
+	Status         string
+	Score          *int
+	Scored         *string
+	Evaluation     *string
+	Review         *string
+	ReviewReason   string
+	Feedback       *string
+	FollowUp       *string
+	PromptVersion  string
+	ErrorMessage   *string
+	Response       *string
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+}
+
+func (turnRow) TableName() string { return "interview_turns" }
+
+// jsonText encodes v for a JSON text column (nil stays NULL).
+func jsonText(v any) *string {
+	if v == nil {
+		return nil
+	}
+	b, err := json.Marshal(v)
+	if err != nil || string(b) == "null" {
+		return nil
+	}
+	s := string(b)
+	return &s
+}
+
+// fromJSON decodes a JSON text column into v; NULL leaves v as it is.
+func fromJSON(s *string, v any) {
+	if s != nil && *s != "" {
+		_ = json.Unmarshal([]byte(*s), v) // written by us; a bad value reads as empty
+	}
+}
+
+func strPtr(s string) *string { return &s }
+
+func deref(s *string) string {
+	if s == nil {
+		return ""
+	}
+	return *s
+}
+
+func toSessionRow(s Session) sessionRow {
+	r := sessionRow{ID: s.ID, UserID: s.UserID, Status: s.Status, Flow: s.Flow, FlowVersion: s.FlowVersion,
+		FlowRequestID: s.FlowRequestID, FlowUpdatedAt: s.FlowUpdatedAt, UploadHash: s.UploadHash,
+		CurrentNumber: s.CurrentNumber, InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore,
+		ResumeFileID: s.ResumeFileID, Suggestions: jsonText(s.Suggestions), Offline: s.Offline,
+		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, StartedAt: s.StartedAt, FinishedAt: s.FinishedAt}
+	if s.Profile != nil {
+		r.Profile = jsonText(s.Profile)
+	}
+	return r
+}
+
+func (r sessionRow) toSession() Session {
+	s := Session{ID: r.ID, UserID: r.UserID, Status: r.Status, Flow: r.Flow, FlowVersion: r.FlowVersion,
+		FlowRequestID: r.FlowRequestID, FlowUpdatedAt: r.FlowUpdatedAt, UploadHash: r.UploadHash,
+		CurrentNumber: r.CurrentNumber, InterviewType: r.InterviewType, Target: r.Target, ResumeScore: r.ResumeScore,
+		ResumeFileID: r.ResumeFileID, Offline: r.Offline, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+	fromJSON(r.Suggestions, &s.Suggestions)
+	if r.Profile != nil {
+		var p Profile
+		fromJSON(r.Profile, &p)
+		s.Profile = &p
+	}
+	return s
+}
+
+func toQuestionRow(q Question) questionRow {
+	return questionRow{SessionID: q.SessionID, Number: q.Number, Seq: q.Seq, Content: q.Content, Spec: jsonText(q.Spec),
+		IsFollowUp: q.IsFollow, ParentNo: q.ParentNo, Targets: jsonText(q.Targets), CreatedAt: q.CreatedAt}
+}
+
+func (r questionRow) toQuestion() Question {
+	q := Question{SessionID: r.SessionID, Number: r.Number, Seq: r.Seq, Content: r.Content, IsFollow: r.IsFollowUp,
+		ParentNo: r.ParentNo, CreatedAt: r.CreatedAt}
+	fromJSON(r.Spec, &q.Spec)
+	fromJSON(r.Targets, &q.Targets)
+	return q
+}
+
+func toTurnRow(t Turn) turnRow {
+	r := turnRow{ID: t.ID, SessionID: t.SessionID, QuestionNumber: t.QuestionNumber, RequestID: t.RequestID,
+		Answer: t.Answer, Status: t.Status, ReviewReason: t.ReviewReason, PromptVersion: t.PromptVersion,
+		Feedback: strPtr(t.Feedback), ErrorMessage: strPtr(t.ErrorMessage), CreatedAt: t.CreatedAt, UpdatedAt: t.UpdatedAt}
+	if t.Scored != nil {
+		score := t.Scored.Score
+		r.Score = &score
+		r.Scored = jsonText(t.Scored)
+	}
+	if t.Evaluation != nil {
+		r.Evaluation = jsonText(t.Evaluation)
+	}
+	if t.Review != nil {
+		r.Review = jsonText(t.Review)
+	}
+	if t.FollowUp != nil {
+		r.FollowUp = jsonText(t.FollowUp)
+	}
+	if t.Response != nil {
+		r.Response = jsonText(t.Response)
+	}
+	return r
+}
+
+func (r turnRow) toTurn() Turn {
+	t := Turn{ID: r.ID, SessionID: r.SessionID, QuestionNumber: r.QuestionNumber, RequestID: r.RequestID,
+		Answer: r.Answer, Status: r.Status, ReviewReason: r.ReviewReason, PromptVersion: r.PromptVersion,
+		Feedback: deref(r.Feedback), ErrorMessage: deref(r.ErrorMessage), CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.Scored != nil {
+		t.Scored = &Scored{}
+		fromJSON(r.Scored, t.Scored)
+	}
+	if r.Evaluation != nil {
+		t.Evaluation = &Evaluation{}
+		fromJSON(r.Evaluation, t.Evaluation)
+	}
+	if r.Review != nil {
+		t.Review = &Evaluation{}
+		fromJSON(r.Review, t.Review)
+	}
+	if r.FollowUp != nil {
+		t.FollowUp = &FollowUpDecision{}
+		fromJSON(r.FollowUp, t.FollowUp)
+	}
+	if r.Response != nil {
+		t.Response = &AnswerResp{}
+		fromJSON(r.Response, t.Response)
+	}
+	return t
+}
+
+// GormStore keeps interviews in the SQL database.
+type GormStore struct{ db *gorm.DB }
+
+// NewGormStore returns a store on gdb.
+func NewGormStore(gdb *gorm.DB) *GormStore { return &GormStore{db: gdb} }
+
+var _ Store = (*GormStore)(nil)
+
+// activeStatuses are the states a new session abandons.
+var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady, SessionInProgress}
+
+// CreateSession abandons the user's active sessions and inserts s, in one
+// transaction.
+func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
+	return st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if err := tx.Model(&sessionRow{}).Where("user_id = ? AND status IN ?", s.UserID, activeStatuses).
+			Updates(map[string]any{"status": SessionAbandoned, "updated_at": s.CreatedAt}).Error; err != nil {
+			return fmt.Errorf("abandon sessions: %w", err)
+		}
+		r := toSessionRow(s)
+		if err := tx.Create(&r).Error; err != nil {
+			return fmt.Errorf("create session: %w", err)
+		}
+		return nil
+	})
+}
+
+// Session loads a session of userID; another user's session is missing.
+func (st *GormStore) Session(ctx context.Context, userID, id string) (Session, error) {
+	var r sessionRow
+	err := st.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Take(&r).Error
+	if db.IsNotFound(err) {
+		return Session{}, errSessionMissing
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("load session: %w", err)
+	}
+	return r.toSession(), nil
+}
+
+// SessionFilter narrows a page of sessions.
+type SessionFilter struct {
+	Status  string
+	Keyword string
+}
+
+// PageSessions lists a user's sessions, newest first.
+func (st *GormStore) PageSessions(ctx context.Context, userID string, p page.Request, f SessionFilter) (page.Result[Session], error) {
+	q := st.db.WithContext(ctx).Model(&sessionRow{}).Where("user_id = ?", userID)
+	if f.Status != "" {
+		q = q.Where("status = ?", f.Status)
+	}
+	if f.Keyword != "" {
+		like := db.LikePattern(f.Keyword)
+		q = q.Where("(interview_type LIKE ?"+db.LikeEscape+" OR target LIKE ?"+db.LikeEscape+")", like, like)
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return page.Result[Session]{}, fmt.Errorf("count sessions: %w", err)
+	}
+	var rows []sessionRow
+	if err := q.Order("created_at DESC, id DESC").Offset(p.Offset()).Limit(p.Size).Find(&rows).Error; err != nil {
+		return page.Result[Session]{}, fmt.Errorf("list sessions: %w", err)
+	}
+	out := make([]Session, len(rows))
+	for i, r := range rows {
+		out[i] = r.toSession()
+	}
+	return page.NewResult(p, out, total), nil
+}
+
+// ClaimUpload moves a DRAFT or READY session (or one stuck uploading since
+// before staleBefore) to RESUME_UPLOADING for the upload with hash.
+func (st *GormStore) ClaimUpload(ctx context.Context, s Session, hash string, now, staleBefore time.Time) (bool, error) {
+	res := st.db.WithContext(ctx).Model(&sessionRow{}).
+		Where("id = ? AND flow_version = ? AND (status IN ? OR (status = ? AND flow_updated_at < ?))",
+			s.ID, s.FlowVersion, []string{SessionDraft, SessionReady}, SessionResumeUploading, staleBefore).
+		Updates(map[string]any{"status": SessionResumeUploading, "upload_hash": hash, "flow_version": gorm.Expr("flow_version + 1"),
+			"flow_updated_at": now, "updated_at": now})
+	if res.Error != nil {
+		return false, fmt.Errorf("claim upload: %w", res.Error)
+	}
+	return res.RowsAffected == 1, nil
+}
+
+// FailUpload returns a session whose extraction failed to DRAFT.
+func (st *GormStore) FailUpload(ctx context.Context, id, hash string, now time.Time) error {
+	return st.db.WithContext(ctx).Model(&sessionRow{}).
+		Where("id = ? AND status = ? AND upload_hash = ?", id, SessionResumeUploading, hash).
+		Updates(map[string]any{"status": SessionDraft, "upload_hash": "", "flow_version": gorm.Expr("flow_version + 1"),
+			"flow_updated_at": now, "updated_at": now}).Error
+}
+
+// CompleteUpload stores the file and questions and makes the session READY,
+// if it is still uploading hash.
+func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs []Question) (bool, error) {
+	won := false
+	err := st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		now := s.UpdatedAt
+		res := tx.Model(&sessionRow{}).
+			Where("id = ? AND status = ? AND upload_hash = ?", s.ID, SessionResumeUploading, s.UploadHash).
+			Updates(map[string]any{"status": SessionReady, "flow": FlowAsking, "flow_version": gorm.Expr("flow_version + 1"),
+				"flow_request_id": "", "flow_updated_at": now, "upload_hash": "", "current_number": s.CurrentNumber,
+				"interview_type": s.InterviewType, "target": s.Target, "resume_score": s.ResumeScore,
+				"resume_file_id": f.ID, "suggestions": jsonText(s.Suggestions), "profile": jsonText(s.Profile),
+				"offline": s.Offline, "updated_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return nil // someone else completed or reset it
+		}
+		fr := fileRow{ID: f.ID, UserID: f.UserID, SessionID: f.SessionID, Filename: f.Filename, MIME: f.MIME, Size: f.Size,
+			SHA256: f.SHA256, Path: f.Path, Text: strPtr(f.Text), CreatedAt: f.CreatedAt}
+		if err := tx.Create(&fr).Error; err != nil {
+			return err
+		}
+		if err := tx.Where("session_id = ?", s.ID).Delete(&questionRow{}).Error; err != nil {
+			return err
+		}
+		rows := make([]questionRow, len(qs))
+		for i, q := range qs {
+			rows[i] = toQuestionRow(q)
+		}
+		if err := tx.Create(&rows).Error; err != nil {
+			return err
+		}
+		won = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("complete upload: %w", err)
+	}
+	return won, nil
+}
+
+// Questions lists a session's questions in asking order.
+func (st *GormStore) Questions(ctx context.Context, sessionID string) ([]Question, error) {
+	var rows []questionRow
+	if err := st.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("seq").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list questions: %w", err)
+	}
+	out := make([]Question, len(rows))
+	for i, r := range rows {
+		out[i] = r.toQuestion()
+	}
+	return out, nil
+}
+
+// StartInterview moves a READY session to IN_PROGRESS (first question served).
+func (st *GormStore) StartInterview(ctx context.Context, id string, now time.Time) error {
+	return st.db.WithContext(ctx).Model(&sessionRow{}).Where("id = ? AND status = ?", id, SessionReady).
+		Updates(map[string]any{"status": SessionInProgress, "started_at": now, "updated_at": now}).Error
+}
+
+// TurnByRequest loads the turn of a request.
+func (st *GormStore) TurnByRequest(ctx context.Context, sessionID, requestID string) (Turn, error) {
+	var r turnRow
+	err := st.db.WithContext(ctx).Where("session_id = ? AND request_id = ?", sessionID, requestID).Take(&r).Error
+	if db.IsNotFound(err) {
+		return Turn{}, apperr.NotFound("turn")
+	}
+	if err != nil {
+		return Turn{}, fmt.Errorf("load turn: %w", err)
+	}
+	return r.toTurn(), nil
+}
+
+// Turns lists a session's turns in order.
+func (st *GormStore) Turns(ctx context.Context, sessionID string) ([]Turn, error) {
+	var rows []turnRow
+	if err := st.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list turns: %w", err)
+	}
+	out := make([]Turn, len(rows))
+	for i, r := range rows {
+		out[i] = r.toTurn()
+	}
+	return out, nil
+}
+
+// ClaimAnswer takes the EVALUATING phase for t's request and stores the
+// answer, in one transaction. It succeeds when the session is still at the
+// version s was read at, asking t's question (or stuck evaluating since
+// before staleBefore). The answer is stored before any model call.
+func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, staleBefore time.Time) (bool, error) {
+	won := false
+	err := st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&sessionRow{}).
+			Where("id = ? AND flow_version = ? AND current_number = ? AND status IN ? AND (flow = ? OR (flow = ? AND flow_updated_at < ?))",
+				s.ID, s.FlowVersion, t.QuestionNumber, []string{SessionReady, SessionInProgress}, FlowAsking, FlowEvaluating, staleBefore).
+			Updates(map[string]any{"flow": FlowEvaluating, "flow_version": gorm.Expr("flow_version + 1"),
+				"flow_request_id": t.RequestID, "flow_updated_at": now, "status": SessionInProgress, "updated_at": now})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return nil
+		}
+		// A failed earlier attempt of the same request is retried in place.
+		del := tx.Where("session_id = ? AND request_id = ? AND status = ?", t.SessionID, t.RequestID, TurnFailed).Delete(&turnRow{})
+		if del.Error != nil {
+			return del.Error
+		}
+		r := toTurnRow(t)
+		if err := tx.Create(&r).Error; err != nil {
+			return err
+		}
+		won = true
+		return nil
+	})
+	if db.IsDuplicate(err) {
+		return false, nil
+	}
+	if err != nil {
+		return false, fmt.Errorf("claim answer: %w", err)
+	}
+	return won, nil
+}
+
+// CompleteAnswer stores the evaluated turn, the follow-up question if any,
+// and moves the flow on, if the session is still evaluating requestID at
+// version. It reports whether this call did it.
+func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error) {
+	won := false
+	err := st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&sessionRow{}).
+			Where("id = ? AND flow_version = ? AND flow = ? AND flow_request_id = ?", sessionID, version, FlowEvaluating, t.RequestID).
+			Updates(map[string]any{"flow": flow, "flow_version": gorm.Expr("flow_version + 1"), "flow_request_id": "",
+				"flow_updated_at": t.UpdatedAt, "current_number": next, "updated_at": t.UpdatedAt})
+		if res.Error != nil {
+			return res.Error
+		}
+		if res.RowsAffected != 1 {
+			return nil
+		}
+		r := toTurnRow(t)
+		if err := tx.Model(&turnRow{}).Where("id = ?", t.ID).Select("*").Omit("id", "created_at").Updates(&r).Error; err != nil {
+			return err
+		}
+		if followUp != nil {
+			q := toQuestionRow(*followUp)
+			if err := tx.Create(&q).Error; err != nil {
+				return err
+			}
+		}
+		won = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("complete answer: %w", err)
+	}
+	return won, nil
+}
+
+// FailAnswer records a failed evaluation and gives the question back
+// (ASKING), so the same request can be retried; the answer stays stored.
+func (st *GormStore) FailAnswer(ctx context.Context, sessionID string, version int64, t Turn) error {
+	return st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&sessionRow{}).
+			Where("id = ? AND flow_version = ? AND flow = ? AND flow_request_id = ?", sessionID, version, FlowEvaluating, t.RequestID).
+			Updates(map[string]any{"flow": FlowAsking, "flow_version": gorm.Expr("flow_version + 1"), "flow_request_id": "",
+				"flow_updated_at": t.UpdatedAt, "updated_at": t.UpdatedAt})
+		if res.Error != nil || res.RowsAffected != 1 {
+			return res.Error
+		}
+		return tx.Model(&turnRow{}).Where("id = ?", t.ID).
+			Updates(map[string]any{"status": TurnFailed, "error_message": t.ErrorMessage, "updated_at": t.UpdatedAt}).Error
+	})
+}
+
+// File loads a user's uploaded file.
+func (st *GormStore) File(ctx context.Context, userID, id string) (File, error) {
+	var r fileRow
+	err := st.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Take(&r).Error
+	if db.IsNotFound(err) {
+		return File{}, apperr.NotFound("resume file")
+	}
+	if err != nil {
+		return File{}, fmt.Errorf("load file: %w", err)
+	}
+	return File{ID: r.ID, UserID: r.UserID, SessionID: r.SessionID, Filename: r.Filename, MIME: r.MIME, Size: r.Size,
+		SHA256: r.SHA256, Path: r.Path, Text: deref(r.Text), CreatedAt: r.CreatedAt}, nil
+}
+
+// normalizeStatus upper-cases a status filter.
+func normalizeStatus(s string) string { return strings.ToUpper(strings.TrimSpace(s)) }

@@ -1,0 +1,367 @@
+// Package singleflight makes one real model call per business request across
+// a cluster: concurrent and repeated calls of the same flight key share one
+// execution and replay its result.
+//
+// It has two layers. In-process, concurrent callers of a key share one
+// execution (a leader goroutine and its waiters), as in
+// golang.org/x/sync/singleflight. Across instances, the leader coordinates
+// through Redis: every state change of a flight is one Lua script (acquire,
+// heartbeat, complete), liveness uses Redis server time, every owner write is
+// a compare-and-set on (owner id, fencing token), followers are woken by a
+// per-flight Redis Stream read by one shared reader per process (on Redis
+// Cluster, rung by a pub/sub doorbell), and results are replayed for the
+// stage's result TTL (from an in-process L1 cache first). All keys of a
+// flight share one hash tag, so it runs on Redis Cluster.
+//
+// Modes: local (in-process only), distributed (Redis required) and hybrid
+// (the default: in-process dedup alone while Redis fails). See
+// docs/singleflight.md for the protocol, the key layout and measurements.
+//
+// The package never logs; it returns errors and exposes Prometheus metrics.
+package singleflight
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"os"
+	"runtime/debug"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hashicorp/golang-lru/v2/expirable"
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+)
+
+// Outcome says how a Do call got its result. The values are the metric labels.
+type Outcome string
+
+// The outcomes.
+const (
+	// OwnerNew: this call's flight ran fn as the first owner.
+	OwnerNew Outcome = "owner_new"
+	// Takeover: this call's flight ran fn after taking over from a dead
+	// owner, a retryable failure or a corrupt stored result.
+	Takeover Outcome = "takeover"
+	// Follower: another instance's owner ran fn; the result was waited for.
+	Follower Outcome = "follower"
+	// ReplayL1: replayed from the in-process cache, no Redis access.
+	ReplayL1 Outcome = "replay_l1"
+	// ReplayRedis: a stored success was replayed by acquire.
+	ReplayRedis Outcome = "replay_redis"
+	// ReplayFailure: a stored non-retryable failure was replayed.
+	ReplayFailure Outcome = "replay_failure"
+	// LocalShared: the call joined a flight already in progress in this
+	// process and got its result.
+	LocalShared Outcome = "local_shared"
+	// LocalFallback: Redis failed (or is in backoff) in hybrid mode; fn ran
+	// with in-process deduplication only.
+	LocalFallback Outcome = "local_fallback"
+	// LostLease is counted in metrics when an owner loses its lease; the
+	// call then continues as a follower of the new owner.
+	LostLease Outcome = "lost_lease"
+)
+
+// Result is what Do returns. Value is shared by every caller of the flight
+// and must not be modified.
+type Result struct {
+	Value   []byte
+	Outcome Outcome
+}
+
+var (
+	// ErrInProgress is returned when FollowerMaxWait ran out while a live
+	// owner still runs the flight. It is a retryable conflict (HTTP 409).
+	ErrInProgress = apperr.Conflict("the same request is still being processed; retry shortly").AsRetryable()
+	// ErrRedisUnavailable is wrapped by the errors of distributed mode when
+	// Redis fails or is slow.
+	ErrRedisUnavailable = apperr.New(apperr.KindUnavailable, "single-flight coordination store (Redis) unavailable").AsRetryable()
+	// ErrClosed is returned by Do after Close.
+	ErrClosed = errors.New("singleflight: group closed")
+
+	errUnsupportedClient = errors.New("singleflight: Redis client must be *redis.Client or *redis.ClusterClient")
+)
+
+// Group runs flights. Create it with New; it is safe for concurrent use.
+type Group struct {
+	cfg   Config
+	codec ErrorCodec
+	st    store
+	rd    *reader // nil in local mode
+	l1    *expirable.LRU[string, l1Entry]
+	met   *metrics
+
+	// ctxTimeouts reports whether the client applies context deadlines to
+	// socket I/O; when it does not, RedisTimeout is enforced by a watchdog.
+	ctxTimeouts bool
+	// redisDownUntil is the UnixNano until which hybrid mode skips Redis.
+	redisDownUntil atomic.Int64
+
+	base   context.Context // cancelled by Close
+	cancel context.CancelFunc
+
+	mu sync.Mutex       // protects m
+	m  map[string]*call // in-process flights by key
+
+	// test hooks, set only by tests before use.
+	testHookJoin     func(key string, leader bool) // after create-or-join
+	testHookFollower func(key string)              // when a Redis follower starts waiting
+}
+
+// l1Entry is an L1 value with its stage's expiry.
+type l1Entry struct {
+	v   []byte
+	exp time.Time
+}
+
+// call is an in-process flight: the leader goroutine runs it, the callers
+// wait on done.
+type call struct {
+	done chan struct{} // closed after res and err are set
+
+	res Result
+	err error
+
+	// refs counts the callers still waiting, and cancel cancels the flight's
+	// context; the flight is cancelled when refs drops to zero (every caller
+	// has gone). Both are protected by Group.mu.
+	refs   int
+	cancel context.CancelFunc
+}
+
+// New returns a Group. rdb may be nil in local mode; reg may be nil (no
+// metrics are registered).
+func New(cfg Config, rdb redis.UniversalClient, reg prometheus.Registerer) (*Group, error) {
+	if cfg.Mode == "" {
+		cfg.Mode = ModeHybrid
+	}
+	if err := cfg.validate(); err != nil {
+		return nil, err
+	}
+	if cfg.InstanceID == "" {
+		host, _ := os.Hostname()
+		cfg.InstanceID = fmt.Sprintf("%s-%d", host, os.Getpid())
+	}
+	g := &Group{cfg: cfg, codec: cfg.ErrorCodec, m: make(map[string]*call)}
+	if g.codec == nil {
+		g.codec = DefaultErrorCodec{}
+	}
+	if cfg.L1MaxEntries > 0 {
+		g.l1 = expirable.NewLRU[string, l1Entry](cfg.L1MaxEntries, nil, cfg.maxL1TTL())
+	}
+	met, err := newMetrics(reg)
+	if err != nil {
+		return nil, fmt.Errorf("singleflight: register metrics: %w", err)
+	}
+	g.met = met
+	if cfg.Mode != ModeLocal {
+		switch c := rdb.(type) {
+		case *redis.Client:
+			g.ctxTimeouts = c.Options().ContextTimeoutEnabled
+		case *redis.ClusterClient:
+			g.ctxTimeouts = c.Options().ContextTimeoutEnabled
+		case nil:
+			return nil, fmt.Errorf("singleflight: mode %s needs a Redis client", cfg.Mode)
+		default:
+			return nil, errUnsupportedClient
+		}
+		g.st = store{rdb: rdb}
+		if _, ok := rdb.(*redis.ClusterClient); ok {
+			g.st.bell = doorbell(cfg.KeyPrefix)
+		}
+		timeout := cfg.RedisTimeout
+		if timeout <= 0 {
+			timeout = time.Second
+		}
+		g.rd = newReader(rdb, cfg.KeyPrefix, cfg.InstanceID+":"+randomHex(8), cfg.StreamBlock, min(cfg.PollFallback, time.Second), timeout)
+	}
+	g.base, g.cancel = context.WithCancel(context.Background())
+	return g, nil
+}
+
+// Close stops the shared stream reader and cancels the flights in progress
+// (their heartbeats stop, fn's context is cancelled). Do returns ErrClosed
+// afterwards. Close does not close the Redis client.
+func (g *Group) Close() error {
+	g.cancel()
+	if g.rd != nil {
+		g.rd.close(g.cfg.StreamBlock + time.Second)
+	}
+	return nil
+}
+
+// Do returns the result of fn for key, calling fn at most once across the
+// cluster while its result (or non-retryable failure) is kept: concurrent
+// callers in this process share one execution, other instances follow the
+// owner through Redis, and later callers replay.
+//
+// key is the business flight key and must include the stage
+// ("interview-evaluation|sid|3|ab12..."); stage selects the Policy.
+//
+// fn runs on a context detached from any single caller: it is cancelled only
+// when every caller of the flight has gone, the owner lost its lease, or the
+// Group closed. A caller leaves early when ctx is done (ctx.Err()) and, if it
+// joined a flight already in progress, after FollowerMaxWait (ErrInProgress).
+// fn's error is returned to every caller of the flight and stored for
+// replay as described by the ErrorCodec; a panic in fn becomes a *PanicError.
+func (g *Group) Do(ctx context.Context, stage, key string, fn func(ctx context.Context) ([]byte, error)) (Result, error) {
+	if g.base.Err() != nil {
+		return Result{}, ErrClosed
+	}
+	g.mu.Lock()
+	if c, ok := g.m[key]; ok {
+		c.refs++
+		g.mu.Unlock()
+		if g.testHookJoin != nil {
+			g.testHookJoin(key, false)
+		}
+		res, err := g.wait(ctx, key, c, g.cfg.FollowerMaxWait)
+		res.Outcome = LocalShared
+		g.met.outcomes.WithLabelValues(stage, string(LocalShared)).Inc()
+		return res, err
+	}
+	// The flight's context keeps the first caller's values but not its
+	// cancellation: the leader's caller may leave without failing the others.
+	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	c := &call{done: make(chan struct{}), refs: 1, cancel: cancel}
+	g.m[key] = c
+	g.mu.Unlock()
+	if g.testHookJoin != nil {
+		g.testHookJoin(key, true)
+	}
+
+	go g.lead(fctx, c, stage, key, fn)
+	res, err := g.wait(ctx, key, c, 0)
+	if res.Outcome != "" {
+		g.met.outcomes.WithLabelValues(stage, string(res.Outcome)).Inc()
+	}
+	return res, err
+}
+
+// lead runs the flight c and publishes its result to the waiters.
+func (g *Group) lead(ctx context.Context, c *call, stage, key string, fn func(context.Context) ([]byte, error)) {
+	stop := context.AfterFunc(g.base, c.cancel) // Close cancels every flight
+	defer func() {
+		if r := recover(); r != nil { // a bug of ours: still never hang the waiters
+			c.err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+		stop()
+		c.cancel()
+		g.mu.Lock()
+		if g.m[key] == c {
+			delete(g.m, key)
+		}
+		g.mu.Unlock()
+		close(c.done)
+	}()
+	c.res, c.err = g.execute(ctx, stage, key, fn)
+}
+
+// wait waits for c on behalf of one caller, at most maxWait when positive.
+func (g *Group) wait(ctx context.Context, key string, c *call, maxWait time.Duration) (Result, error) {
+	var timeout <-chan time.Time
+	if maxWait > 0 {
+		t := time.NewTimer(maxWait)
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-c.done:
+		return c.res, c.err
+	case <-ctx.Done():
+		g.leave(key, c)
+		return Result{}, ctx.Err()
+	case <-timeout:
+		g.leave(key, c)
+		return Result{}, ErrInProgress
+	}
+}
+
+// leave drops one caller of c; the last one to go cancels the flight and
+// removes it, so that a new caller starts afresh instead of joining a
+// cancelled flight.
+func (g *Group) leave(key string, c *call) {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	c.refs--
+	if c.refs == 0 {
+		c.cancel()
+		if g.m[key] == c {
+			delete(g.m, key)
+		}
+	}
+}
+
+// execute produces the flight's result: from L1, by fn alone (local mode or
+// Redis in backoff), or through the Redis protocol.
+func (g *Group) execute(ctx context.Context, stage, key string, fn func(context.Context) ([]byte, error)) (Result, error) {
+	pol := g.cfg.Policy(stage)
+	if v, ok := g.l1Get(pol, key); ok {
+		return Result{Value: v, Outcome: ReplayL1}, nil
+	}
+	f := &flight{g: g, pol: pol, stage: stage, key: key, fn: fn}
+	switch {
+	case g.cfg.Mode == ModeLocal:
+		return f.local(ctx, OwnerNew)
+	case g.cfg.Mode == ModeHybrid && g.redisDown():
+		return f.local(ctx, LocalFallback)
+	}
+	f.keys = keysFor(g.cfg.KeyPrefix, key)
+	f.owner = g.cfg.InstanceID + ":" + randomHex(8)
+	res, err := f.run(ctx)
+	var re *redisError
+	if !errors.As(err, &re) {
+		return res, err
+	}
+	if g.cfg.Mode == ModeHybrid && !f.called {
+		// Redis failed before any model call: dedup in-process only. A model
+		// failure never gets here, so it is never re-run.
+		return f.local(ctx, LocalFallback)
+	}
+	return res, fmt.Errorf("singleflight: %s: %w: %w", re.op, ErrRedisUnavailable, re.err)
+}
+
+// l1Get returns the L1 value of key when the stage uses L1 and it is fresh.
+func (g *Group) l1Get(pol Policy, key string) ([]byte, bool) {
+	if g.l1 == nil || !pol.L1Enabled {
+		return nil, false
+	}
+	e, ok := g.l1.Get(key)
+	if !ok || time.Now().After(e.exp) {
+		return nil, false
+	}
+	return e.v, true
+}
+
+// l1Put caches v for the stage's L1 TTL.
+func (g *Group) l1Put(pol Policy, key string, v []byte) {
+	if g.l1 == nil || !pol.L1Enabled {
+		return
+	}
+	g.l1.Add(key, l1Entry{v: v, exp: time.Now().Add(pol.L1TTL)})
+}
+
+// redisDown reports whether hybrid mode is skipping Redis after a failure.
+func (g *Group) redisDown() bool {
+	return time.Now().UnixNano() < g.redisDownUntil.Load()
+}
+
+// markRedisDown starts the hybrid backoff.
+func (g *Group) markRedisDown(stage string) {
+	g.met.redisErrs.WithLabelValues(stage).Inc()
+	if g.cfg.Mode == ModeHybrid && g.cfg.RedisBackoff > 0 {
+		g.redisDownUntil.Store(time.Now().Add(g.cfg.RedisBackoff).UnixNano())
+	}
+}
+
+func randomHex(n int) string {
+	b := make([]byte, n)
+	_, _ = rand.Read(b) // crypto/rand.Read never fails
+	return hex.EncodeToString(b)
+}
