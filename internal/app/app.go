@@ -76,6 +76,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 		a.rdb = redis.NewUniversalClient(&redis.UniversalOptions{
 			Addrs: cfg.Redis.AddrList(), IsClusterMode: cfg.Redis.Cluster,
 			Username: cfg.Redis.Username, Password: cfg.Redis.Password, DB: cfg.Redis.DB,
+			ContextTimeoutEnabled: true, // per-call deadlines (single-flight redis-timeout) apply without extra goroutines
 		})
 		a.closers = append(a.closers, a.rdb.Close)
 		pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)

@@ -27,6 +27,7 @@ const api = "/api/xunzhi/v1"
 // return HTTP 500.
 type fakeInterviewer struct {
 	evaluations atomic.Int64
+	demeanors   atomic.Int64
 	failing     atomic.Bool
 	evalDelay   time.Duration
 }
@@ -42,6 +43,8 @@ func stageOf(req llmtest.RecordedRequest) string {
 		return interview.StageEvaluation
 	case strings.Contains(sys, "Write ONE follow-up question"):
 		return interview.StageFollowUp
+	case strings.Contains(sys, "demeanor from a webcam photo"):
+		return interview.StageDemeanor
 	}
 	return ""
 }
@@ -89,6 +92,14 @@ func (f *fakeInterviewer) reply(req llmtest.RecordedRequest) llmtest.Reply {
 			`,"score":88,"feedback":"Clear answer about the topic.","missingPoints":["an example"]}}`}
 	case interview.StageFollowUp:
 		return llmtest.Reply{Content: `{"followUp":"Could you go deeper into the core idea?","endInterview":false}`}
+	case interview.StageDemeanor:
+		f.demeanors.Add(1)
+		if len(req.Messages) < 2 || len(req.Messages[len(req.Messages)-1].Images) != 1 ||
+			!strings.HasPrefix(req.Messages[len(req.Messages)-1].Images[0], "data:image/png;base64,") {
+			return llmtest.ErrorReply(400, "expected one PNG image part", "invalid_request_error")
+		}
+		// A 0-10 scale answer: the backend must scale it to 0-100.
+		return llmtest.Reply{Content: `{"panicLevel":8,"seriousnessLevel":9,"emoticonHandling":7,"compositeScore":8}`}
 	}
 	return llmtest.ErrorReply(400, "unexpected stage", "invalid_request_error")
 }

@@ -37,6 +37,12 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
 	sid.GET("/interview/suggestions", h.suggestions)
 	sid.GET("/resume/score", h.resumeScore)
 	sid.GET("/resume/preview", h.resumePreview)
+	sid.POST("/demeanor-evaluation", h.demeanor)
+	sid.GET("/radar-chart", h.radar)
+	sid.GET("/radar-chart.svg", h.radarSVG)
+	sid.PUT("/finish", h.finish)
+	g.GET("/interview/records", h.records)
+	g.GET("/interview/record/:sid", h.record)
 }
 
 // SessionView is a session as the API shows it.
@@ -168,4 +174,62 @@ func (h *Handler) resumePreview(c *gin.Context) {
 	c.Header("Content-Disposition", "inline; filename*=UTF-8''"+url.PathEscape(f.Filename))
 	c.Header("X-Content-Type-Options", "nosniff")
 	c.Data(http.StatusOK, f.MIME, data)
+}
+
+func (h *Handler) demeanor(c *gin.Context) {
+	up, err := httpx.FormFile(c, "userPhoto", MaxPhotoBytes)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	r, err := h.svc.Demeanor(c.Request.Context(), userID(c), c.Param("sid"), up.Data)
+	respond(c, r, err)
+}
+
+func (h *Handler) radar(c *gin.Context) {
+	r, err := h.svc.RadarChart(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, r, err)
+}
+
+func (h *Handler) radarSVG(c *gin.Context) {
+	r, err := h.svc.RadarChart(c.Request.Context(), userID(c), c.Param("sid"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.Header("Cache-Control", "no-store")
+	c.Data(http.StatusOK, "image/svg+xml", RadarSVG(r))
+}
+
+func (h *Handler) finish(c *gin.Context) {
+	r, err := h.svc.Finish(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, r, err)
+}
+
+func (h *Handler) record(c *gin.Context) {
+	r, err := h.svc.Record(c.Request.Context(), userID(c), c.Param("sid"))
+	respond(c, r, err)
+}
+
+func (h *Handler) records(c *gin.Context) {
+	p, err := httpx.PageRequest(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var f RecordFilter
+	for name, dst := range map[string]**int{"minScore": &f.MinScore, "maxScore": &f.MaxScore} {
+		if c.Query(name) == "" {
+			continue
+		}
+		v, err := httpx.QueryInt(c, name, 0)
+		if err != nil {
+			httpx.Error(c, err)
+			return
+		}
+		*dst = &v
+	}
+	f.Direction = c.Query("interviewDirection")
+	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
+	respond(c, res, err)
 }

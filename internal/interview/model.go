@@ -272,3 +272,60 @@ type AnswerResp struct {
 	Status  string `json:"status"`
 	Offline bool   `json:"offline"`
 }
+
+// DemeanorResult is one photo's demeanor assessment. Scores are nil when
+// the model cannot see images (not assessed, never a made-up number).
+type DemeanorResult struct {
+	Assessed         bool   `json:"assessed"`
+	PanicLevel       *int   `json:"panicLevel"`
+	SeriousnessLevel *int   `json:"seriousnessLevel"`
+	EmoticonHandling *int   `json:"emoticonHandling"`
+	CompositeScore   *int   `json:"compositeScore"`
+	Message          string `json:"message,omitempty"`
+	// SessionComposite is the mean composite over every assessed photo.
+	SessionComposite *int `json:"sessionComposite"`
+	PhotoCount       int  `json:"photoCount"`
+}
+
+// RadarDimension is one axis of the radar chart.
+type RadarDimension struct {
+	Key   string `json:"key"`
+	Label string `json:"label"`
+	Score *int   `json:"score"`
+}
+
+// PlaybackItem is one answered question in the report.
+type PlaybackItem struct {
+	Seq             int    `json:"seq"`
+	QuestionNumber  string `json:"questionNumber"`
+	QuestionContent string `json:"questionContent"`
+	AnswerContent   string `json:"answerContent"`
+	Score           *int   `json:"score"`
+	Level           string `json:"level"`
+	Feedback        string `json:"feedback"`
+	IsFollowUp      bool   `json:"isFollowUp"`
+	ParentNumber    string `json:"parentNumber,omitempty"`
+	NeedsReview     bool   `json:"needsReview"`
+	ScoreReason     string `json:"scoreReason"`
+	AnsweredAt      string `json:"answeredAt"`
+}
+
+// Report is the finished interview.
+type Report struct {
+	SessionID          string           `json:"sessionId"`
+	InterviewScore     *int             `json:"interviewScore"`
+	ResumeScore        *int             `json:"resumeScore"`
+	DemeanorScore      *int             `json:"demeanorScore"`
+	InterviewStatus    string           `json:"interviewStatus"`
+	QuestionCount      int              `json:"questionCount"`
+	AnsweredCount      int              `json:"answeredCount"`
+	InterviewDirection string           `json:"interviewDirection"`
+	StartTime          string           `json:"startTime"`
+	EndTime            string           `json:"endTime"`
+	DurationSeconds    int64            `json:"durationSeconds"`
+	RadarChart         Radar            `json:"radarChart"`
+	RadarDimensions    []RadarDimension `json:"radarDimensions"`
+	PlaybackItems      []PlaybackItem   `json:"playbackItems"`
+	ReviewFeedback     ReviewFeedback   `json:"reviewFeedback"`
+	Offline            bool             `json:"offline"`
+}

@@ -54,6 +54,12 @@ type Store interface {
 	CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error)
 	FailAnswer(ctx context.Context, sessionID string, version int64, t Turn) error
 	File(ctx context.Context, userID, id string) (File, error)
+	AddDemeanor(ctx context.Context, sessionID, imageHash string, d DemeanorResult, now time.Time) error
+	DemeanorComposites(ctx context.Context, sessionID string) ([]int, error)
+	DemeanorByImage(ctx context.Context, sessionID, imageHash string) (DemeanorResult, bool, error)
+	FinishSession(ctx context.Context, s Session, rep Report, now time.Time) (bool, error)
+	Report(ctx context.Context, userID, sessionID string) (Report, error)
+	PageReports(ctx context.Context, userID string, p page.Request, f RecordFilter) (page.Result[Report], error)
 }
 
 // Config tunes the service.
@@ -466,6 +472,9 @@ func (e *ErrStillEvaluating) Error() string { return "the answer is still being 
 // before the model is called; a repeated request replays the stored
 // response; a stale question number is a 409 carrying the current question.
 func (s *Service) Answer(ctx context.Context, userID, sessionID string, in AnswerInput) (AnswerResp, error) {
+	if _, err := s.store.Session(ctx, userID, sessionID); err != nil {
+		return AnswerResp{}, err // another user's session is a 404 whatever the body says
+	}
 	if err := in.validate(sessionID); err != nil {
 		return AnswerResp{}, err
 	}

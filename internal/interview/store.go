@@ -8,9 +8,11 @@ import (
 	"time"
 
 	"gorm.io/gorm"
+	"gorm.io/gorm/clause"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
+	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
 )
 
@@ -501,3 +503,153 @@ func (st *GormStore) File(ctx context.Context, userID, id string) (File, error) 
 
 // normalizeStatus upper-cases a status filter.
 func normalizeStatus(s string) string { return strings.ToUpper(strings.TrimSpace(s)) }
+
+type demeanorRow struct {
+	ID          string `gorm:"primaryKey"`
+	SessionID   string
+	ImageSHA256 string `gorm:"column:image_sha256"`
+	Assessed    bool
+	Panic       *int
+	Seriousness *int
+	Emoticon    *int
+	Composite   *int
+	CreatedAt   time.Time
+}
+
+func (demeanorRow) TableName() string { return "interview_demeanor" }
+
+type reportRow struct {
+	SessionID       string `gorm:"primaryKey"`
+	UserID          string
+	InterviewScore  *int
+	ResumeScore     *int
+	Direction       string
+	QuestionCount   int
+	DurationSeconds int64
+	Report          string
+	CreatedAt       time.Time
+}
+
+func (reportRow) TableName() string { return "interview_reports" }
+
+// AddDemeanor stores one photo's result; the same photo of a session is
+// stored once (a repeat is ignored).
+func (st *GormStore) AddDemeanor(ctx context.Context, sessionID, imageHash string, d DemeanorResult, now time.Time) error {
+	r := demeanorRow{ID: ids.New(), SessionID: sessionID, ImageSHA256: imageHash, Assessed: d.Assessed,
+		Panic: d.PanicLevel, Seriousness: d.SeriousnessLevel, Emoticon: d.EmoticonHandling, Composite: d.CompositeScore, CreatedAt: now}
+	err := st.db.WithContext(ctx).Clauses(clause.OnConflict{DoNothing: true}).Create(&r).Error
+	if err != nil && !db.IsDuplicate(err) {
+		return fmt.Errorf("store demeanor: %w", err)
+	}
+	return nil
+}
+
+// DemeanorComposites lists the composite scores of a session's assessed photos.
+func (st *GormStore) DemeanorComposites(ctx context.Context, sessionID string) ([]int, error) {
+	var out []int
+	err := st.db.WithContext(ctx).Model(&demeanorRow{}).Where("session_id = ? AND assessed = ?", sessionID, true).
+		Order("created_at").Pluck("composite", &out).Error
+	if err != nil {
+		return nil, fmt.Errorf("list demeanor: %w", err)
+	}
+	return out, nil
+}
+
+// FinishSession marks the session FINISHED and stores its report, once. It
+// reports whether this call finished it.
+func (st *GormStore) FinishSession(ctx context.Context, s Session, rep Report, now time.Time) (bool, error) {
+	won := false
+	err := st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := tx.Model(&sessionRow{}).Where("id = ? AND status IN ?", s.ID, []string{SessionReady, SessionInProgress}).
+			Updates(map[string]any{"status": SessionFinished, "flow": FlowCompleted, "flow_version": gorm.Expr("flow_version + 1"),
+				"flow_request_id": "", "finished_at": now, "updated_at": now})
+		if res.Error != nil || res.RowsAffected != 1 {
+			return res.Error
+		}
+		body, err := json.Marshal(rep)
+		if err != nil {
+			return err
+		}
+		r := reportRow{SessionID: s.ID, UserID: s.UserID, InterviewScore: rep.InterviewScore, ResumeScore: rep.ResumeScore,
+			Direction: rep.InterviewDirection, QuestionCount: rep.QuestionCount, DurationSeconds: rep.DurationSeconds,
+			Report: string(body), CreatedAt: now}
+		if err := tx.Create(&r).Error; err != nil {
+			return err
+		}
+		won = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("finish session: %w", err)
+	}
+	return won, nil
+}
+
+// Report loads a user's report.
+func (st *GormStore) Report(ctx context.Context, userID, sessionID string) (Report, error) {
+	var r reportRow
+	err := st.db.WithContext(ctx).Where("session_id = ? AND user_id = ?", sessionID, userID).Take(&r).Error
+	if db.IsNotFound(err) {
+		return Report{}, apperr.NotFound("interview record")
+	}
+	if err != nil {
+		return Report{}, fmt.Errorf("load report: %w", err)
+	}
+	var rep Report
+	if err := json.Unmarshal([]byte(r.Report), &rep); err != nil {
+		return Report{}, fmt.Errorf("decode report: %w", err)
+	}
+	return rep, nil
+}
+
+// RecordFilter narrows the list of reports.
+type RecordFilter struct {
+	MinScore, MaxScore *int
+	Direction          string
+}
+
+// PageReports lists a user's reports, newest first.
+func (st *GormStore) PageReports(ctx context.Context, userID string, p page.Request, f RecordFilter) (page.Result[Report], error) {
+	q := st.db.WithContext(ctx).Model(&reportRow{}).Where("user_id = ?", userID)
+	if f.MinScore != nil {
+		q = q.Where("interview_score >= ?", *f.MinScore)
+	}
+	if f.MaxScore != nil {
+		q = q.Where("interview_score <= ?", *f.MaxScore)
+	}
+	if f.Direction != "" {
+		q = q.Where("direction LIKE ?"+db.LikeEscape, db.LikePattern(f.Direction))
+	}
+	var total int64
+	if err := q.Count(&total).Error; err != nil {
+		return page.Result[Report]{}, fmt.Errorf("count reports: %w", err)
+	}
+	var rows []reportRow
+	if err := q.Order("created_at DESC, session_id DESC").Offset(p.Offset()).Limit(p.Size).Find(&rows).Error; err != nil {
+		return page.Result[Report]{}, fmt.Errorf("list reports: %w", err)
+	}
+	out := make([]Report, 0, len(rows))
+	for _, r := range rows {
+		var rep Report
+		if err := json.Unmarshal([]byte(r.Report), &rep); err != nil {
+			return page.Result[Report]{}, fmt.Errorf("decode report: %w", err)
+		}
+		rep.PlaybackItems = nil // the list shows summaries; the detail has the playback
+		out = append(out, rep)
+	}
+	return page.NewResult(p, out, total), nil
+}
+
+// DemeanorByImage returns the stored result of a photo of the session.
+func (st *GormStore) DemeanorByImage(ctx context.Context, sessionID, imageHash string) (DemeanorResult, bool, error) {
+	var r demeanorRow
+	err := st.db.WithContext(ctx).Where("session_id = ? AND image_sha256 = ?", sessionID, imageHash).Take(&r).Error
+	if db.IsNotFound(err) {
+		return DemeanorResult{}, false, nil
+	}
+	if err != nil {
+		return DemeanorResult{}, false, fmt.Errorf("load demeanor: %w", err)
+	}
+	return DemeanorResult{Assessed: r.Assessed, PanicLevel: r.Panic, SeriousnessLevel: r.Seriousness,
+		EmoticonHandling: r.Emoticon, CompositeScore: r.Composite}, true, nil
+}
