@@ -148,6 +148,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 			return nil, err
 		}
 	}
+	if err := a.mountWeb(r); err != nil {
+		return nil, err
+	}
 	a.router = r
 	return a, nil
 }

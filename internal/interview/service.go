@@ -472,16 +472,19 @@ func (e *ErrStillEvaluating) Error() string { return "the answer is still being 
 // before the model is called; a repeated request replays the stored
 // response; a stale question number is a 409 carrying the current question.
 func (s *Service) Answer(ctx context.Context, userID, sessionID string, in AnswerInput) (AnswerResp, error) {
-	if _, err := s.store.Session(ctx, userID, sessionID); err != nil {
-		return AnswerResp{}, err // another user's session is a 404 whatever the body says
+	// Load first: another user's session is a 404 whatever the body says.
+	st, err := s.load(ctx, userID, sessionID)
+	if err != nil {
+		return AnswerResp{}, err
 	}
 	if err := in.validate(sessionID); err != nil {
 		return AnswerResp{}, err
 	}
 	for attempt := 0; ; attempt++ {
-		st, err := s.load(ctx, userID, sessionID)
-		if err != nil {
-			return AnswerResp{}, err
+		if attempt > 0 {
+			if st, err = s.load(ctx, userID, sessionID); err != nil {
+				return AnswerResp{}, err
+			}
 		}
 		if t, err := s.store.TurnByRequest(ctx, sessionID, in.RequestID); err == nil {
 			if t.Status == TurnDone && t.Response != nil && s.now().Sub(t.CreatedAt) < replayFor {
