@@ -316,3 +316,36 @@ func TestReadyzWithRedis(t *testing.T) {
 	}
 	wantStatus(t, servertest.Do(t, "GET", down.URL+"/healthz", "", nil), 200, "0")
 }
+
+// Flow limits hold across two instances sharing Redis: 429 with
+// Retry-After and A000300 once the shared budget is spent.
+func TestRateLimitAcrossInstances(t *testing.T) {
+	testenv.Redis(t)
+	env := []string{"RATE_LIMIT_ENABLED=true", "RATE_LIMIT_DEFAULT=5", "REDIS_ADDRS=" + testenv.RedisAddr(),
+		"REDIS_KEY_PREFIX=test:" + testenv.RandomSuffix(8) + ":"}
+	a, b := servertest.Start(t, "", env...), servertest.Start(t, "", env...)
+	ok, limited := 0, 0
+	start := time.Now()
+	for i := range 16 {
+		base := a.URL
+		if i%2 == 1 {
+			base = b.URL
+		}
+		r := servertest.Do(t, "GET", base+api+"/users/check-login", "", nil)
+		switch r.Status {
+		case 200:
+			ok++
+		case 429:
+			limited++
+			if r.Code != "A000300" || r.Header.Get("Retry-After") == "" {
+				t.Fatalf("429 without code or Retry-After: %v %s", r.Header, r.Raw)
+			}
+		default:
+			t.Fatalf("status %d", r.Status)
+		}
+	}
+	// 5 per second shared: the burst of 5, plus what refilled meanwhile.
+	if max := 5 + int(time.Since(start).Seconds()*5) + 1; ok < 5 || ok > max || limited == 0 {
+		t.Fatalf("%d allowed, %d limited across two instances; want 5..%d allowed", ok, limited, max)
+	}
+}

@@ -29,6 +29,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/interview/offline"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
+	"github.com/xunzhi-ai/aimeeting/internal/ratelimit"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
@@ -140,11 +141,31 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{})))
 
 	api := r.Group(APIPrefix)
-	userHandler.Register(api.Group("/users"))
-	aiconfig.NewHandler(a.aiConfigs).Register(api.Group("/ai-properties"), userHandler.Required())
-	interview.NewHandler(interviews).Register(api.Group("/interview"), userHandler.Required())
+	// Flow limits: per user after authentication; per IP on the account
+	// routes (login and registration are where guessing happens).
+	limitUser, limitIP := func(*gin.Context) {}, func(*gin.Context) {}
+	if cfg.Limits.Enabled {
+		limiter := ratelimit.New(a.rdb, cfg.Redis.KeyPrefix+"rl:")
+		bs := buckets(cfg.Limits)
+		limitUser = ratelimit.Middleware(limiter, bs, func(c *gin.Context) string {
+			if u, ok := users.Current(c); ok {
+				return "u:" + u.ID
+			}
+			return ""
+		})
+		limitIP = ratelimit.Middleware(limiter, bs, func(*gin.Context) string { return "" })
+	}
+	required := userHandler.Required()
+	auth := func(c *gin.Context) {
+		if required(c); !c.IsAborted() {
+			limitUser(c)
+		}
+	}
+	userHandler.Register(api.Group("/users", limitIP))
+	aiconfig.NewHandler(a.aiConfigs).Register(api.Group("/ai-properties"), auth)
+	interview.NewHandler(interviews).Register(api.Group("/interview"), auth)
 	for _, mount := range []func(*gin.RouterGroup, gin.HandlerFunc) error{a.mountChat, a.mountSpeech, a.mountTts} {
-		if err := mount(api, userHandler.Required()); err != nil {
+		if err := mount(api, auth); err != nil {
 			return nil, err
 		}
 	}
@@ -255,4 +276,13 @@ func defaultProvider(cfg AIConfig) (llm.Provider, error) {
 		return p, nil
 	}
 	return nil, nil
+}
+
+// buckets turns rate-limit.* into the limiter's buckets.
+func buckets(cfg LimitsConfig) ratelimit.Buckets {
+	b := func(name string, perSecond int) ratelimit.Bucket {
+		return ratelimit.Bucket{Name: name, Rate: perSecond, Burst: perSecond}
+	}
+	return ratelimit.Buckets{Answer: b("answer", cfg.Answer), Heavy: b("heavy", cfg.Heavy),
+		Read: b("read", cfg.Read), Default: b("default", cfg.Default)}
 }

@@ -17,6 +17,7 @@ type Config struct {
 	Database DatabaseConfig `mapstructure:"database"`
 	Redis    RedisConfig    `mapstructure:"redis"`
 	Auth     AuthConfig     `mapstructure:"auth"`
+	Limits   LimitsConfig   `mapstructure:"rate-limit"`
 	AI       AIConfig       `mapstructure:"ai"`
 	Agent    AgentConfig    `mapstructure:"xunzhi-agent"`
 	Chat     ChatConfig     `mapstructure:"chat"`
@@ -136,6 +137,15 @@ func (c RedisConfig) AddrList() []string { return splitList(c.Addrs) }
 
 // Enabled reports whether Redis is configured.
 func (c RedisConfig) Enabled() bool { return len(c.AddrList()) > 0 }
+
+// LimitsConfig sets the HTTP flow limits (requests per second).
+type LimitsConfig struct {
+	Enabled bool `mapstructure:"enabled"`
+	Answer  int  `mapstructure:"answer"`
+	Heavy   int  `mapstructure:"heavy"`
+	Read    int  `mapstructure:"read"`
+	Default int  `mapstructure:"default"`
+}
 
 // AuthConfig tunes tokens and password hashing.
 type AuthConfig struct {
@@ -275,6 +285,9 @@ func (c *Config) Validate() error {
 	}
 	if c.Auth.TokenTTL <= 0 || c.Auth.TokenIdleTTL <= 0 {
 		bad("auth.token-ttl", "auth.token-ttl and auth.token-idle-ttl must be positive")
+	}
+	if c.Limits.Enabled && (c.Limits.Answer < 1 || c.Limits.Heavy < 1 || c.Limits.Read < 1 || c.Limits.Default < 1) {
+		bad("rate-limit", "answer, heavy, read and default must be at least 1 request per second")
 	}
 	if c.Auth.BcryptCost < 4 || c.Auth.BcryptCost > 31 {
 		bad("auth.bcrypt-cost", "must be 4..31, got %d", c.Auth.BcryptCost)

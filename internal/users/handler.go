@@ -64,11 +64,12 @@ func (h *Handler) Optional() gin.HandlerFunc {
 				return
 			}
 		}
-		c.Next()
 	}
 }
 
-// Required rejects requests without a valid token with 401.
+// Required rejects requests without a valid token with 401. Like every
+// middleware here it does not call c.Next (gin moves on when it returns),
+// so it can be composed with others in one handler.
 func (h *Handler) Required() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		u, err := h.svc.Authenticate(c.Request.Context(), BearerToken(c))
@@ -78,7 +79,6 @@ func (h *Handler) Required() gin.HandlerFunc {
 		}
 		c.Set(userKey, u)
 		c.Set(tokenKey, BearerToken(c))
-		c.Next()
 	}
 }
 
