@@ -1,12 +1,17 @@
 #!/usr/bin/env bash
-# The whole test suite: starts (installing when missing) MariaDB, Redis and a
-# Redis Cluster, then runs gofmt, go vet and every test with the race
-# detector. Under CI=true a test whose service is missing fails instead of
-# skipping.
+# The whole test suite. Starts (installing with apt-get when missing) what
+# the tests need: MariaDB, Redis, a Redis Cluster, the speech engines
+# (pocketsphinx, espeak-ng), lame, chromium and the browser test packages.
+# Then: gofmt, go vet, staticcheck, go test -race, every fuzz target for a
+# bounded time, and the browser tests. Under CI=true a test whose service is
+# missing fails instead of skipping.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/services.sh
+for deps in speech-deps tts-deps browser-deps; do
+	if [ -f "scripts/$deps.sh" ]; then bash "scripts/$deps.sh"; fi
+done
 
 export TEST_MYSQL_DSN=${TEST_MYSQL_DSN:-root@tcp(127.0.0.1:3306)/}
 export TEST_REDIS_ADDR=${TEST_REDIS_ADDR:-127.0.0.1:6379}
@@ -14,11 +19,33 @@ export TEST_REDIS_CLUSTER_ADDRS=${TEST_REDIS_CLUSTER_ADDRS:-127.0.0.1:7000,127.0
 export CI=${CI:-true} # the services are up: a skip would hide a failure
 
 echo "== gofmt"
-unformatted=$(gofmt -l $(git ls-files '*.go' 2>/dev/null || find . -name '*.go' -not -path './web/*'))
+unformatted=$(gofmt -l $(git ls-files '*.go'))
 if [ -n "$unformatted" ]; then
 	echo "gofmt needed on:"; echo "$unformatted"; exit 1
 fi
+
 echo "== go vet"
 go vet ./...
+
+echo "== staticcheck"
+BIN="$PWD/.cache/bin"
+if [ ! -x "$BIN/staticcheck" ]; then
+	GOBIN="$BIN" GOFLAGS= go install honnef.co/go/tools/cmd/staticcheck@v0.8.2
+fi
+"$BIN/staticcheck" ./...
+
 echo "== go test -race"
-go test -race -count=1 -timeout 20m "$@" ./...
+go test -race -count=1 -timeout 25m "$@" ./...
+
+echo "== fuzz (${FUZZTIME:=8s} per target)"
+git grep -n -E '^func Fuzz[A-Za-z0-9_]+\(' -- '*_test.go' | while IFS=: read -r file _ decl; do
+	name=$(echo "$decl" | sed -E 's/^func (Fuzz[A-Za-z0-9_]+)\(.*/\1/')
+	pkg="./$(dirname "$file")"
+	echo "-- $pkg $name"
+	go test -run='^$' -fuzz="^${name}\$" -fuzztime="$FUZZTIME" "$pkg" > /tmp/fuzz-$$.log 2>&1 || { cat /tmp/fuzz-$$.log; exit 1; }
+done
+
+if [ -f scripts/browser-test.sh ]; then
+	echo "== browser tests"
+	bash scripts/browser-test.sh
+fi

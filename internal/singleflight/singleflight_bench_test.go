@@ -42,7 +42,7 @@ func BenchmarkXSyncDo(b *testing.B) {
 	var g xsync.Group
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err, _ := g.Do("k", func() (any, error) { return benchFn(nil) }); err != nil {
+		if _, err, _ := g.Do("k", func() (any, error) { return benchFn(context.TODO()) }); err != nil {
 			b.Fatal(err)
 		}
 	}
@@ -67,7 +67,7 @@ func BenchmarkXSyncDoParallel(b *testing.B) {
 	b.ReportAllocs()
 	b.RunParallel(func(pb *testing.PB) {
 		for pb.Next() {
-			if _, err, _ := g.Do("k", func() (any, error) { return benchFn(nil) }); err != nil {
+			if _, err, _ := g.Do("k", func() (any, error) { return benchFn(context.TODO()) }); err != nil {
 				b.Fatal(err)
 			}
 		}
