@@ -18,6 +18,9 @@ func (a *App) mountChat(api *gin.RouterGroup, auth gin.HandlerFunc) error {
 		ContextTokens:   a.cfg.Chat.ContextTokens,
 		StreamTimeout:   a.cfg.Chat.StreamTimeout,
 	})
+	// Closers run newest first: answers still streaming when the server
+	// has drained are ended and saved before the database closes.
+	a.closers = append(a.closers, chats.Close)
 	agents, err := agent.NewService(agent.NewGormStore(a.db), chats, a.aiConfigs, agent.Config{
 		DefaultAgentName: a.cfg.Agents.DefaultAgentName,
 		MaxFileBytes:     a.cfg.Agents.MaxFileBytes,

@@ -1,0 +1,286 @@
+package agent
+
+import (
+	"github.com/gin-gonic/gin"
+
+	"github.com/xunzhi-ai/aimeeting/internal/chat"
+	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/page"
+	"github.com/xunzhi-ai/aimeeting/internal/users"
+)
+
+// Handler serves /api/xunzhi/v1/agent-properties and /api/xunzhi/v1/agents.
+type Handler struct{ svc *Service }
+
+// NewHandler returns the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// RegisterProperties mounts the agent configuration routes on g: reads
+// need a login, writes an admin.
+func (h *Handler) RegisterProperties(g *gin.RouterGroup, auth gin.HandlerFunc) {
+	g.Use(auth)
+	g.GET("", h.page)
+	g.GET("/", h.page)
+	g.GET("/byName", h.byName)
+	g.GET("/:id", h.get)
+	admin := g.Group("", users.Admin())
+	admin.POST("", h.create)
+	admin.POST("/", h.create)
+	admin.PUT("", h.update)
+	admin.PUT("/", h.update)
+	admin.DELETE("/:id", h.delete)
+}
+
+// RegisterSessions mounts the agent session routes on g; every route needs
+// a login and sees only the caller's sessions and files.
+func (h *Handler) RegisterSessions(g *gin.RouterGroup, auth gin.HandlerFunc) {
+	g.Use(auth)
+	g.POST("/sessions", h.createSession)
+	g.POST("/sessions/:sessionId/chat", h.chat)
+	g.GET("/conversations", h.conversations)
+	g.GET("/conversations/:sessionId", h.conversation)
+	g.GET("/conversations/:sessionId/messages", h.messages)
+	g.PUT("/conversations/:sessionId/end", h.end)
+	g.DELETE("/conversations/:sessionId", h.deleteSession)
+	g.GET("/messages/history", chat.MessagePageHandler(h.svc.Chats(), chat.ScopeAgent))
+	g.POST("/files/upload", h.upload)
+}
+
+func (h *Handler) create(c *gin.Context) {
+	var in Input
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	u, _ := users.Current(c)
+	a, err := h.svc.Create(c.Request.Context(), u.ID, in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(a))
+}
+
+func (h *Handler) update(c *gin.Context) {
+	var in Input
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	a, err := h.svc.Update(c.Request.Context(), in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(a))
+}
+
+func (h *Handler) delete(c *gin.Context) {
+	id, err := httpx.Param(c, "id")
+	if err == nil {
+		err = h.svc.Delete(c.Request.Context(), id)
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, nil)
+}
+
+func (h *Handler) get(c *gin.Context) {
+	id, err := httpx.Param(c, "id")
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	a, err := h.svc.Get(c.Request.Context(), id)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(a))
+}
+
+func (h *Handler) byName(c *gin.Context) {
+	a, err := h.svc.ByName(c.Request.Context(), c.Query("name"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOf(a))
+}
+
+func (h *Handler) page(c *gin.Context) {
+	p, err := httpx.PageRequest(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	tags, err := ParseTagCodes(c.Query("tagCodes"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Page(c.Request.Context(), p, Filter{Name: c.Query("agentName"), TagCodes: tags})
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, page.Map(res, ViewOf))
+}
+
+// sessionParam returns the caller and the sessionId path parameter.
+func sessionParam(c *gin.Context) (string, string, error) {
+	uid, err := chat.Caller(c)
+	if err != nil {
+		return "", "", err
+	}
+	sid, err := httpx.Param(c, "sessionId")
+	return uid, sid, err
+}
+
+func (h *Handler) createSession(c *gin.Context) {
+	uid, err := chat.Caller(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var in SessionInput
+	if c.Request.ContentLength != 0 {
+		if err := httpx.BindJSON(c, &in); err != nil {
+			httpx.Error(c, err)
+			return
+		}
+	}
+	conv, err := h.svc.CreateSession(c.Request.Context(), uid, in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, SessionCreated{SessionID: conv.ID, ConversationTitle: conv.Title, AgentID: conv.AgentID, AgentName: conv.AgentName})
+}
+
+// SessionCreated is the answer to starting an agent session.
+type SessionCreated struct {
+	SessionID         string `json:"sessionId"`
+	ConversationTitle string `json:"conversationTitle"`
+	AgentID           string `json:"agentId"`
+	AgentName         string `json:"agentName"`
+}
+
+func (h *Handler) chat(c *gin.Context) {
+	uid, sid, err := sessionParam(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var in chat.SendInput
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	turn, err := h.svc.Prepare(c.Request.Context(), uid, sid, in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	chat.Stream(c, turn)
+}
+
+func (h *Handler) conversations(c *gin.Context) {
+	uid, err := chat.Caller(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	p, err := httpx.PageRequest(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Chats().List(c.Request.Context(), uid, chat.ConversationFilter{Scope: chat.ScopeAgent,
+		Keyword: c.Query("keyword"), Status: c.Query("status")}, p)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, page.Map(res, chat.ViewOfConversation))
+}
+
+func (h *Handler) conversation(c *gin.Context) {
+	uid, sid, err := sessionParam(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	conv, err := h.svc.Chats().Get(c.Request.Context(), uid, sid, chat.ScopeAgent)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, chat.ViewOfConversation(conv))
+}
+
+func (h *Handler) messages(c *gin.Context) {
+	uid, sid, err := sessionParam(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	msgs, err := h.svc.Chats().History(c.Request.Context(), uid, sid, chat.ScopeAgent)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := make([]chat.MessageView, len(msgs))
+	for i, m := range msgs {
+		out[i] = chat.ViewOfMessage(m)
+	}
+	httpx.OK(c, out)
+}
+
+func (h *Handler) end(c *gin.Context) {
+	uid, sid, err := sessionParam(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	conv, err := h.svc.Chats().End(c.Request.Context(), uid, sid, chat.ScopeAgent)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, chat.ViewOfConversation(conv))
+}
+
+func (h *Handler) deleteSession(c *gin.Context) {
+	uid, sid, err := sessionParam(c)
+	if err == nil {
+		err = h.svc.Chats().Delete(c.Request.Context(), uid, sid, chat.ScopeAgent)
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, nil)
+}
+
+func (h *Handler) upload(c *gin.Context) {
+	uid, err := chat.Caller(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	up, err := httpx.FormFile(c, "file", h.svc.MaxFileBytes())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	f, err := h.svc.Upload(c.Request.Context(), uid, UploadInput{SessionID: c.PostForm("sessionId"),
+		BizType: c.PostForm("bizType"), FileName: up.Filename, Data: up.Data})
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOfFile(f))
+}

@@ -1,0 +1,297 @@
+package chat
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
+	"github.com/xunzhi-ai/aimeeting/internal/page"
+	"github.com/xunzhi-ai/aimeeting/internal/users"
+)
+
+// Handler serves /api/xunzhi/v1/ai.
+type Handler struct{ svc *Service }
+
+// NewHandler returns the handler.
+func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
+
+// Register mounts the routes on g; every route needs a login.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+	g.Use(auth)
+	g.POST("/conversations", h.create)
+	g.GET("/conversations", h.list)
+	g.GET("/conversations/:sessionId", h.get)
+	g.PUT("/conversations/:sessionId", h.rename)
+	g.PUT("/conversations/:sessionId/end", h.end)
+	g.DELETE("/conversations/:sessionId", h.delete)
+	g.POST("/sessions/:sessionId/chat", h.chat)
+	g.GET("/history/page", h.historyPage)
+	g.GET("/history/:sessionId", h.history)
+}
+
+// Caller returns the logged-in user's id; the auth middleware guarantees
+// one, so a missing user is a 401 rather than a panic.
+func Caller(c *gin.Context) (string, error) {
+	u, ok := users.Current(c)
+	if !ok {
+		return "", apperr.Unauthenticated("login required")
+	}
+	return u.ID, nil
+}
+
+// callerAndSession returns the caller and the sessionId path parameter.
+func callerAndSession(c *gin.Context) (string, string, error) {
+	uid, err := Caller(c)
+	if err != nil {
+		return "", "", err
+	}
+	sid, err := httpx.Param(c, "sessionId")
+	return uid, sid, err
+}
+
+func (h *Handler) create(c *gin.Context) {
+	uid, err := Caller(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var in CreateInput
+	if c.Request.ContentLength != 0 {
+		if err := httpx.BindJSON(c, &in); err != nil {
+			httpx.Error(c, err)
+			return
+		}
+	}
+	conv, err := h.svc.Create(c.Request.Context(), uid, in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, Created{SessionID: conv.ID, ConversationTitle: conv.Title})
+}
+
+func (h *Handler) list(c *gin.Context) {
+	uid, err := Caller(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	p, err := httpx.PageRequest(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.List(c.Request.Context(), uid, ConversationFilter{Scope: ScopeChat, AIID: c.Query("aiId"),
+		Keyword: c.Query("keyword"), Status: c.Query("status")}, p)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, page.Map(res, ViewOfConversation))
+}
+
+func (h *Handler) get(c *gin.Context) {
+	uid, sid, err := callerAndSession(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	conv, err := h.svc.Get(c.Request.Context(), uid, sid, ScopeChat)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOfConversation(conv))
+}
+
+func (h *Handler) rename(c *gin.Context) {
+	uid, sid, err := callerAndSession(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var in struct {
+		Title string `json:"title"`
+	}
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	conv, err := h.svc.Rename(c.Request.Context(), uid, sid, ScopeChat, in.Title)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOfConversation(conv))
+}
+
+func (h *Handler) end(c *gin.Context) {
+	uid, sid, err := callerAndSession(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	conv, err := h.svc.End(c.Request.Context(), uid, sid, ScopeChat)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, ViewOfConversation(conv))
+}
+
+func (h *Handler) delete(c *gin.Context) {
+	uid, sid, err := callerAndSession(c)
+	if err == nil {
+		err = h.svc.Delete(c.Request.Context(), uid, sid, ScopeChat)
+	}
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.OK(c, nil)
+}
+
+func (h *Handler) chat(c *gin.Context) {
+	uid, sid, err := callerAndSession(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var in SendInput
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	turn, err := h.svc.Prepare(c.Request.Context(), uid, sid, ScopeChat, in, nil)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	Stream(c, turn)
+}
+
+func (h *Handler) history(c *gin.Context) {
+	uid, sid, err := callerAndSession(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	msgs, err := h.svc.History(c.Request.Context(), uid, sid, ScopeChat)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	out := make([]MessageView, len(msgs))
+	for i, m := range msgs {
+		out[i] = ViewOfMessage(m)
+	}
+	httpx.OK(c, out)
+}
+
+func (h *Handler) historyPage(c *gin.Context) {
+	MessagePageHandler(h.svc, ScopeChat)(c)
+}
+
+// MessagePageHandler serves a page of the caller's messages in scope,
+// newest first, optionally of one conversation (query sessionId).
+func MessagePageHandler(svc *Service, scope Scope) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		uid, err := Caller(c)
+		if err != nil {
+			httpx.Error(c, err)
+			return
+		}
+		p, err := httpx.PageRequest(c)
+		if err != nil {
+			httpx.Error(c, err)
+			return
+		}
+		sid := c.Query("sessionId")
+		if len(sid) > 64 {
+			httpx.Error(c, apperr.Invalid("sessionId must be at most 64 characters"))
+			return
+		}
+		res, err := svc.MessagePage(c.Request.Context(), uid, MessageFilter{Scope: scope, ConversationID: sid}, p)
+		if err != nil {
+			httpx.Error(c, err)
+			return
+		}
+		httpx.OK(c, page.Map(res, ViewOfMessage))
+	}
+}
+
+// chunkEvent is the data of one streamed chunk.
+type chunkEvent struct {
+	Type    string `json:"type"`
+	Content string `json:"content"`
+}
+
+// Chunk types of the SSE stream.
+const (
+	ChunkContent   = "content"
+	ChunkReasoning = "reasoning_content"
+)
+
+// Stream runs turn and writes its answer to the client as server-sent
+// events: one unnamed event per chunk ({"type":"content"|"reasoning_content",
+// "content":...}), then `event: end` with the Result, or `event: error`
+// with the error envelope. The request context is the turn's context, so a
+// client that disconnects cancels the model call.
+func Stream(c *gin.Context, turn *Turn) {
+	h := c.Writer.Header()
+	h.Set("Content-Type", "text/event-stream; charset=utf-8")
+	h.Set("Cache-Control", "no-cache")
+	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
+	c.Status(http.StatusOK)
+	c.Writer.WriteHeaderNow()
+	c.Writer.Flush()
+
+	send := func(event string, v any) error {
+		b, err := json.Marshal(v)
+		if err != nil {
+			return err
+		}
+		if event != "" {
+			if _, err := fmt.Fprintf(c.Writer, "event: %s\n", event); err != nil {
+				return ErrClientGone
+			}
+		}
+		if _, err := fmt.Fprintf(c.Writer, "data: %s\n\n", b); err != nil {
+			return ErrClientGone
+		}
+		c.Writer.Flush()
+		return nil
+	}
+	res, err := turn.Run(c.Request.Context(), func(ch llm.Chunk) error {
+		if ch.Reasoning != "" {
+			if err := send("", chunkEvent{Type: ChunkReasoning, Content: ch.Reasoning}); err != nil {
+				return err
+			}
+		}
+		if ch.Content != "" {
+			return send("", chunkEvent{Type: ChunkContent, Content: ch.Content})
+		}
+		return nil
+	})
+	if err == nil {
+		_ = send("end", res)
+		return
+	}
+	if c.Request.Context().Err() != nil {
+		// Nobody is listening; the partial answer is saved.
+		httpx.Logger(c).Info("chat client disconnected", "sessionId", turn.conv.ID, "messageSeq", res.MessageSeq)
+		return
+	}
+	status, e := httpx.StatusOf(err)
+	if status >= 500 && e.Kind == apperr.KindInternal {
+		httpx.Logger(c).Error("chat stream failed", "err", err, "sessionId", turn.conv.ID)
+	} else {
+		httpx.Logger(c).Warn("chat stream failed", "err", err, "sessionId", turn.conv.ID)
+	}
+	_ = send("error", httpx.Envelope{Code: e.Code, Message: e.Message, Data: res, RequestID: httpx.RequestID(c)})
+}
