@@ -40,11 +40,7 @@ func (h *Handler) create(c *gin.Context) {
 	}
 	u, _ := users.Current(c)
 	p, err := h.svc.Create(c.Request.Context(), u.ID, in)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(p))
+	httpx.Respond(c, ViewOf(p), err)
 }
 
 func (h *Handler) update(c *gin.Context) {
@@ -54,11 +50,7 @@ func (h *Handler) update(c *gin.Context) {
 		return
 	}
 	p, err := h.svc.Update(c.Request.Context(), in)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(p))
+	httpx.Respond(c, ViewOf(p), err)
 }
 
 func (h *Handler) delete(c *gin.Context) {
@@ -66,11 +58,7 @@ func (h *Handler) delete(c *gin.Context) {
 	if err == nil {
 		err = h.svc.Delete(c.Request.Context(), id)
 	}
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, nil)
+	httpx.Respond(c, nil, err)
 }
 
 func (h *Handler) get(c *gin.Context) {
@@ -80,11 +68,7 @@ func (h *Handler) get(c *gin.Context) {
 		return
 	}
 	p, err := h.svc.Get(c.Request.Context(), id)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(p))
+	httpx.Respond(c, ViewOf(p), err)
 }
 
 func (h *Handler) page(c *gin.Context) {
@@ -99,11 +83,7 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), p, Filter{Name: c.Query("aiName"), Type: c.Query("aiType"), Enabled: enabled})
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, page.Map(res, ViewOf))
+	httpx.Respond(c, page.Map(res, ViewOf), err)
 }
 
 func (h *Handler) enabled(c *gin.Context) {
@@ -121,11 +101,7 @@ func (h *Handler) enabled(c *gin.Context) {
 
 func (h *Handler) options(c *gin.Context) {
 	opts, err := h.svc.Options(c.Request.Context())
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, opts)
+	httpx.Respond(c, opts, err)
 }
 
 func (h *Handler) status(c *gin.Context) {
@@ -144,9 +120,5 @@ func (h *Handler) status(c *gin.Context) {
 		return
 	}
 	p, err := h.svc.SetEnabled(c.Request.Context(), id, *enabled)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(p))
+	httpx.Respond(c, ViewOf(p), err)
 }

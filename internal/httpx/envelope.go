@@ -98,3 +98,12 @@ func Logger(c *gin.Context) *slog.Logger {
 	}
 	return slog.Default()
 }
+
+// Respond writes data in a success envelope, or err through Error.
+func Respond(c *gin.Context, data any, err error) {
+	if err != nil {
+		Error(c, err)
+		return
+	}
+	OK(c, data)
+}

@@ -80,17 +80,13 @@ func userID(c *gin.Context) string {
 	return u.ID
 }
 
-// respond writes data or maps err; a still-evaluating answer is a 202.
+// respond is httpx.Respond, except that a still-evaluating answer is a 202.
 func respond(c *gin.Context, data any, err error) {
-	var still *ErrStillEvaluating
-	switch {
-	case errors.As(err, &still):
+	if still := (*ErrStillEvaluating)(nil); errors.As(err, &still) {
 		httpx.Status(c, http.StatusAccepted, still.Resp)
-	case err != nil:
-		httpx.Error(c, err)
-	default:
-		httpx.OK(c, data)
+		return
 	}
+	httpx.Respond(c, data, err)
 }
 
 func (h *Handler) create(c *gin.Context) {
