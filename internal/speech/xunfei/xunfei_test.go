@@ -1,0 +1,165 @@
+package xunfei_test
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/gorilla/websocket"
+
+	"github.com/xunzhi-ai/aimeeting/internal/speech"
+	"github.com/xunzhi-ai/aimeeting/internal/speech/xunfei"
+)
+
+const (
+	appID  = "app123"
+	key    = "key456"
+	secret = "secret789"
+)
+
+// fakeIAT implements the iat v2 protocol: it checks the signature, reads
+// frames 0/1/2 and answers with wpgs results (apd, then rpl).
+type fakeIAT struct {
+	t     *testing.T
+	now   time.Time
+	audio bytes.Buffer
+}
+
+var authRe = regexp.MustCompile(`^api_key="([^"]*)", algorithm="hmac-sha256", headers="host date request-line", signature="([^"]*)"$`)
+
+func (f *fakeIAT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	q := r.URL.Query()
+	raw, err := base64.StdEncoding.DecodeString(q.Get("authorization"))
+	if err != nil {
+		http.Error(w, "authorization not base64", http.StatusUnauthorized)
+		return
+	}
+	m := authRe.FindStringSubmatch(string(raw))
+	if m == nil || m[1] != key {
+		http.Error(w, "bad authorization "+string(raw), http.StatusUnauthorized)
+		return
+	}
+	date := q.Get("date")
+	d, err := time.Parse(time.RFC1123, date)
+	if err != nil || !strings.HasSuffix(date, " GMT") || d.Sub(f.now).Abs() > 5*time.Minute {
+		http.Error(w, "bad date "+date, http.StatusUnauthorized)
+		return
+	}
+	if q.Get("host") != r.Host {
+		http.Error(w, "host mismatch", http.StatusUnauthorized)
+		return
+	}
+	want := xunfei.Signature(r.Host, date, "GET "+r.URL.Path+" HTTP/1.1", secret)
+	if m[2] != want {
+		http.Error(w, "signature mismatch", http.StatusUnauthorized)
+		return
+	}
+	ws, err := (&websocket.Upgrader{}).Upgrade(w, r, nil)
+	if err != nil {
+		return
+	}
+	defer ws.Close()
+	results := []string{
+		`{"sn":1,"ls":false,"pgs":"apd","ws":[{"cw":[{"w":"今天"}]}]}`,
+		`{"sn":2,"ls":false,"pgs":"apd","ws":[{"cw":[{"w":"天气"}]}]}`,
+		`{"sn":3,"ls":false,"pgs":"rpl","rg":[1,2],"ws":[{"cw":[{"w":"今天"}]},{"cw":[{"w":"天气"}]},{"cw":[{"w":"很好"}]}]}`,
+	}
+	frames := 0
+	for {
+		var fr xunfei.Frame
+		if err := ws.ReadJSON(&fr); err != nil {
+			f.t.Errorf("read frame: %v", err)
+			return
+		}
+		if frames == 0 && (fr.Data.Status != 0 || fr.Common == nil || fr.Common.AppID != appID || fr.Business == nil || fr.Business.DWA != "wpgs") {
+			f.t.Errorf("first frame %+v", fr)
+		}
+		if frames > 0 && fr.Common != nil {
+			f.t.Errorf("frame %d repeats common", frames)
+		}
+		if fr.Data.Format != "audio/L16;rate=16000" || fr.Data.Encoding != "raw" {
+			f.t.Errorf("frame format %q encoding %q", fr.Data.Format, fr.Data.Encoding)
+		}
+		pcm, _ := base64.StdEncoding.DecodeString(fr.Data.Audio)
+		f.audio.Write(pcm)
+		if frames < len(results) {
+			ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"code":0,"message":"success","sid":"s1","data":{"status":1,"result":%s}}`, results[frames]))
+		}
+		frames++
+		if fr.Data.Status == 2 {
+			ws.WriteMessage(websocket.TextMessage, []byte(`{"code":0,"message":"success","sid":"s1","data":{"status":2,"result":{"sn":4,"ls":true,"pgs":"apd","ws":[{"cw":[{"w":"。"}]}]}}}`))
+			return
+		}
+	}
+}
+
+func TestStream(t *testing.T) {
+	now := time.Now()
+	fake := &fakeIAT{t: t, now: now}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	rec, err := xunfei.New(xunfei.Config{URL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/v2/iat",
+		AppID: appID, APIKey: key, APISecret: secret, Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcm := make([]byte, 1280*4+100)
+	for i := range pcm {
+		pcm[i] = byte(i)
+	}
+	var got []speech.Result
+	var asm speech.Assembler
+	stream, err := rec.Start(context.Background(), func(r speech.Result) { got = append(got, r); asm.Apply(r) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	for off := 0; off < len(pcm); off += 1000 {
+		if err := stream.Write(pcm[off:min(off+1000, len(pcm))]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := stream.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Equal(fake.audio.Bytes(), pcm) {
+		t.Errorf("server got %d audio bytes, want the %d sent", fake.audio.Len(), len(pcm))
+	}
+	if len(got) != 4 || got[2].Replace == nil || *got[2].Replace != (speech.Range{From: 1, To: 2}) || !got[3].Final {
+		b, _ := json.Marshal(got)
+		t.Errorf("results %s", b)
+	}
+	if full := asm.Snapshot().Full; full != "今天天气很好。" {
+		t.Errorf("transcript %q", full)
+	}
+}
+
+func TestBadSignatureRejected(t *testing.T) {
+	now := time.Now()
+	srv := httptest.NewServer(&fakeIAT{t: t, now: now})
+	defer srv.Close()
+	rec, _ := xunfei.New(xunfei.Config{URL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/v2/iat",
+		AppID: appID, APIKey: key, APISecret: "wrong", Now: func() time.Time { return now }})
+	if _, err := rec.Start(context.Background(), func(speech.Result) {}); err == nil {
+		t.Fatal("a wrong secret was accepted")
+	}
+}
+
+func TestSignURL(t *testing.T) {
+	// The documented example shape: the query carries authorization, date, host.
+	at := time.Date(2021, 4, 19, 3, 14, 1, 0, time.UTC)
+	signed, err := xunfei.SignURL("wss://iat-api.xfyun.cn/v2/iat", "k", "s", at)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(signed, "date=Mon%2C+19+Apr+2021+03%3A14%3A01+GMT") || !strings.Contains(signed, "host=iat-api.xfyun.cn") {
+		t.Errorf("signed URL %s", signed)
+	}
+}
