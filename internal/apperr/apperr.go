@@ -39,6 +39,7 @@ const (
 	CodeUnauthenticated = "A000200"
 	CodeRateLimited     = "A000300"
 	CodeInternal        = "B000001"
+	CodeUnavailable     = "B000002" // a dependency (the database) is busy or unreachable
 	CodeForbidden       = "A000403"
 	CodeNotFound        = "A000404"
 	CodeConflict        = "A000409"

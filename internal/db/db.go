@@ -5,8 +5,10 @@ package db
 import (
 	"context"
 	"database/sql"
+	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -157,4 +159,50 @@ const LikeEscape = " ESCAPE '!'"
 func LikePattern(s string) string {
 	r := strings.NewReplacer(`!`, `!!`, `%`, `!%`, `_`, `!_`)
 	return "%" + r.Replace(s) + "%"
+}
+
+// IsTransient reports whether err is a database failure that a retry may
+// fix: a deadlock or lock wait timeout, a lost, refused or bad connection,
+// or a busy SQLite file.
+func IsTransient(err error) bool {
+	if err == nil {
+		return false
+	}
+	var me *mysql.MySQLError
+	if errors.As(err, &me) {
+		return me.Number == 1213 || me.Number == 1205 // deadlock, lock wait timeout
+	}
+	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) {
+		return true
+	}
+	var ne *net.OpError
+	if errors.As(err, &ne) {
+		return true
+	}
+	msg := err.Error()
+	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "connection refused")
+}
+
+// isDeadlock reports whether err is worth re-running the whole transaction for.
+func isDeadlock(err error) bool {
+	var me *mysql.MySQLError
+	return errors.As(err, &me) && (me.Number == 1213 || me.Number == 1205)
+}
+
+// Transaction runs fn in a transaction, re-running it (up to 3 times) when
+// the database aborted it as a deadlock victim; InnoDB rolls the victim
+// back, so running it again is safe.
+func Transaction(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) error {
+	var err error
+	for attempt := range 3 {
+		if err = gdb.WithContext(ctx).Transaction(fn); !isDeadlock(err) {
+			return err
+		}
+		select {
+		case <-ctx.Done():
+			return err
+		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
+		}
+	}
+	return err
 }

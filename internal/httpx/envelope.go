@@ -13,6 +13,7 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/db"
 )
 
 // Envelope is the body of every REST response.
@@ -57,7 +58,10 @@ func StatusOf(err error) (int, *apperr.Error) {
 	}
 	e := apperr.As(err)
 	if e == nil {
-		if apperr.KindOf(err) == apperr.KindTimeout {
+		if db.IsTransient(err) {
+			e = apperr.New(apperr.KindUnavailable, "the database is busy or unreachable; retry shortly").
+				WithCode(apperr.CodeUnavailable).AsRetryable().WithCause(err)
+		} else if apperr.KindOf(err) == apperr.KindTimeout {
 			e = apperr.New(apperr.KindTimeout, "the request timed out").WithCause(err)
 		} else {
 			e = apperr.Internal(err)
@@ -74,8 +78,11 @@ func StatusOf(err error) (int, *apperr.Error) {
 // logged once, with the request id; their cause never reaches the client.
 func Error(c *gin.Context, err error) {
 	status, e := StatusOf(err)
-	if status >= 500 && e.Kind == apperr.KindInternal {
+	switch {
+	case status >= 500 && e.Kind == apperr.KindInternal:
 		Logger(c).Error("internal error", "err", err, "method", c.Request.Method, "path", c.FullPath())
+	case status >= 500 && e.Err != nil:
+		Logger(c).Warn("dependency failure", "err", err, "status", status, "path", c.FullPath())
 	}
 	if e.Kind == apperr.KindRateLimited {
 		if ra, ok := e.Data.(RetryAfter); ok {

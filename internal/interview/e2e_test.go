@@ -318,11 +318,32 @@ func TestDuplicateStormAcrossInstances(t *testing.T) {
 	}
 	c := MustClient(t, servers[0].URL, "alice")
 	sid := c.newSession()
-	wantOK(t, c.upload(sid, "resume.pdf", resumePDF(t), ""))
+	// A double-clicked upload lands on two instances: both succeed with the
+	// same questions, and the questions are stored once.
+	pdf := resumePDF(t)
+	var uploads [2]servertest.Response
+	var wg sync.WaitGroup
+	for i := range uploads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			cc := *c
+			cc.base = servers[i].URL
+			uploads[i] = cc.upload(sid, "resume.pdf", pdf, "")
+		}()
+	}
+	wg.Wait()
+	for i, r := range uploads {
+		wantOK(t, r)
+		var up interview.UploadResult
+		r.Decode(t, &up)
+		if up.QuestionCount != 5 || up.Questions["1"] == "" {
+			t.Fatalf("upload copy %d = %s", i, r.Raw)
+		}
+	}
 	wantOK(t, c.do("GET", "/sessions/"+sid+"/current-question", nil))
 
 	const copies = 30
-	var wg sync.WaitGroup
 	raws := make([]string, copies)
 	statuses := make([]int, copies)
 	for i := range copies {

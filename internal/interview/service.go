@@ -174,25 +174,11 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 		return UploadResult{}, err
 	}
 	hash := HashBytes(data, []byte(confirmedTarget))
-	now := s.now()
-	owner := false
-	switch {
-	case sess.Status == SessionResumeUploading && sess.UploadHash == hash:
-		// The same upload is being processed (double click): join it.
-	case sess.Status == SessionDraft || sess.Status == SessionReady ||
-		(sess.Status == SessionResumeUploading && sess.FlowUpdatedAt != nil && sess.FlowUpdatedAt.Before(now.Add(-s.cfg.StaleAfter))):
-		owner, err = s.store.ClaimUpload(ctx, sess, hash, now, now.Add(-s.cfg.StaleAfter))
-		if err != nil {
-			return UploadResult{}, err
-		}
-		if !owner {
-			return UploadResult{}, invalidState("the session changed while uploading; reload it and try again")
-		}
-	case sess.Status == SessionResumeUploading:
-		return UploadResult{}, invalidState("another resume is being processed for this session; wait for it to finish")
-	default:
-		return UploadResult{}, invalidState("a resume can be uploaded only before the interview starts (session is %s)", sess.Status)
+	owner, err := s.claimUpload(ctx, userID, sess, hash)
+	if err != nil {
+		return UploadResult{}, err
 	}
+	now := s.now()
 
 	profile, questions, err := s.extract(ctx, sess.ID, doc.Text, hash, confirmedTarget)
 	if err != nil {
@@ -227,10 +213,11 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	}
 	res.QuestionCount, res.SuggestionCount = len(qs), len(suggestions)
 	res.ResponseTime = time.Since(start).Milliseconds()
-	if !owner {
-		return res, nil // the owner stores it
-	}
 
+	// Every copy of the upload that got here stores the result (they share
+	// one extraction through single-flight); the compare-and-set lets one
+	// win. So a copy that joined never answers 200 for a result that its
+	// owner, killed or failing, did not store.
 	file := File{ID: ids.New(), UserID: userID, SessionID: sess.ID, Filename: safeName(filename), MIME: doc.MIME,
 		Size: int64(len(data)), SHA256: sha256Hex(data), Text: doc.Text, CreatedAt: now}
 	file.Path = filepath.Join(userID, file.ID)
@@ -248,14 +235,48 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	sess.Offline = s.provider.Offline()
 	sess.UpdatedAt = s.now()
 	won, err := s.store.CompleteUpload(context.WithoutCancel(ctx), sess, file, qs)
-	if err != nil || !won {
-		_ = os.Remove(filepath.Join(s.cfg.UploadDir, file.Path))
-		if err == nil {
-			err = invalidState("the session changed while the resume was processed; reload it")
+	if err == nil && won {
+		return res, nil
+	}
+	_ = os.Remove(filepath.Join(s.cfg.UploadDir, file.Path))
+	if err != nil {
+		if owner {
+			_ = s.store.FailUpload(context.WithoutCancel(ctx), sess.ID, hash, s.now())
 		}
 		return UploadResult{}, err
 	}
-	return res, nil
+	// Another copy stored the same extraction first.
+	if cur, err := s.store.Session(ctx, userID, sess.ID); err == nil && (cur.Status == SessionReady || cur.Status == SessionInProgress) {
+		return res, nil
+	}
+	return UploadResult{}, invalidState("the session changed while the resume was processed; reload it")
+}
+
+// claimUpload decides what an upload of hash does: claim the session
+// (owner), join the same upload in progress (double click), or fail with a
+// 409. A lost race re-reads the session and decides again.
+func (s *Service) claimUpload(ctx context.Context, userID string, sess Session, hash string) (owner bool, err error) {
+	for range 3 {
+		now := s.now()
+		stale := sess.FlowUpdatedAt != nil && sess.FlowUpdatedAt.Before(now.Add(-s.cfg.StaleAfter))
+		switch {
+		case sess.Status == SessionResumeUploading && sess.UploadHash == hash:
+			return false, nil
+		case sess.Status == SessionDraft || sess.Status == SessionReady || (sess.Status == SessionResumeUploading && stale):
+			won, err := s.store.ClaimUpload(ctx, sess, hash, now, now.Add(-s.cfg.StaleAfter))
+			if err != nil || won {
+				return won, err
+			}
+			if sess, err = s.store.Session(ctx, userID, sess.ID); err != nil {
+				return false, err
+			}
+		case sess.Status == SessionResumeUploading:
+			return false, invalidState("another resume is being processed for this session; wait for it to finish")
+		default:
+			return false, invalidState("a resume can be uploaded only before the interview starts (session is %s)", sess.Status)
+		}
+	}
+	return false, invalidState("the session is changing too fast; reload it and try again")
 }
 
 // extract runs the profile and question stages.

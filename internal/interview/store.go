@@ -230,7 +230,7 @@ var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady
 // CreateSession abandons the user's active sessions and inserts s, in one
 // transaction.
 func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
-	return st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		if err := tx.Model(&sessionRow{}).Where("user_id = ? AND status IN ?", s.UserID, activeStatuses).
 			Updates(map[string]any{"status": SessionAbandoned, "updated_at": s.CreatedAt}).Error; err != nil {
 			return fmt.Errorf("abandon sessions: %w", err)
@@ -313,7 +313,7 @@ func (st *GormStore) FailUpload(ctx context.Context, id, hash string, now time.T
 // if it is still uploading hash.
 func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs []Question) (bool, error) {
 	won := false
-	err := st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		now := s.UpdatedAt
 		res := tx.Model(&sessionRow{}).
 			Where("id = ? AND status = ? AND upload_hash = ?", s.ID, SessionResumeUploading, s.UploadHash).
@@ -403,7 +403,7 @@ func (st *GormStore) Turns(ctx context.Context, sessionID string) ([]Turn, error
 // before staleBefore). The answer is stored before any model call.
 func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, staleBefore time.Time) (bool, error) {
 	won := false
-	err := st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
 			Where("id = ? AND flow_version = ? AND current_number = ? AND status IN ? AND (flow = ? OR (flow = ? AND flow_updated_at < ?))",
 				s.ID, s.FlowVersion, t.QuestionNumber, []string{SessionReady, SessionInProgress}, FlowAsking, FlowEvaluating, staleBefore).
@@ -441,7 +441,7 @@ func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, st
 // version. It reports whether this call did it.
 func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error) {
 	won := false
-	err := st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
 			Where("id = ? AND flow_version = ? AND flow = ? AND flow_request_id = ?", sessionID, version, FlowEvaluating, t.RequestID).
 			Updates(map[string]any{"flow": flow, "flow_version": gorm.Expr("flow_version + 1"), "flow_request_id": "",
@@ -474,7 +474,7 @@ func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, versi
 // FailAnswer records a failed evaluation and gives the question back
 // (ASKING), so the same request can be retried; the answer stays stored.
 func (st *GormStore) FailAnswer(ctx context.Context, sessionID string, version int64, t Turn) error {
-	return st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	return db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
 			Where("id = ? AND flow_version = ? AND flow = ? AND flow_request_id = ?", sessionID, version, FlowEvaluating, t.RequestID).
 			Updates(map[string]any{"flow": FlowAsking, "flow_version": gorm.Expr("flow_version + 1"), "flow_request_id": "",
@@ -559,7 +559,7 @@ func (st *GormStore) DemeanorComposites(ctx context.Context, sessionID string) (
 // reports whether this call finished it.
 func (st *GormStore) FinishSession(ctx context.Context, s Session, rep Report, now time.Time) (bool, error) {
 	won := false
-	err := st.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).Where("id = ? AND status IN ?", s.ID, []string{SessionReady, SessionInProgress}).
 			Updates(map[string]any{"status": SessionFinished, "flow": FlowCompleted, "flow_version": gorm.Expr("flow_version + 1"),
 				"flow_request_id": "", "finished_at": now, "updated_at": now})
