@@ -1,6 +1,6 @@
 # AI-Meeting Go. `make run` starts the server on the embedded defaults;
 # `make test` runs the whole suite, starting the services it needs.
-.PHONY: run build test services
+.PHONY: run build test services cluster
 
 run:
 	go run ./cmd/server
@@ -13,3 +13,6 @@ test:
 
 services:
 	bash scripts/services.sh
+
+cluster:
+	bash scripts/cluster.sh

@@ -9,10 +9,12 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"os/signal"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/app"
 )
@@ -34,8 +36,12 @@ func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) 
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "configuration file (YAML); default ./application.yaml when present")
 	printCfg := fs.Bool("print-config", false, "print the effective configuration (secrets masked) and exit")
+	healthURL := fs.String("healthcheck", "", "GET `URL` and exit 0 when it answers 200 (container health checks)")
 	if err := fs.Parse(args); err != nil {
 		return err
+	}
+	if *healthURL != "" {
+		return healthcheck(ctx, *healthURL)
 	}
 	cfg, v, err := loadConfig(*configPath, environ)
 	if err != nil {
@@ -65,4 +71,23 @@ func newLogger(cfg app.LogConfig, w io.Writer) *slog.Logger {
 		return slog.New(slog.NewJSONHandler(w, opts))
 	}
 	return slog.New(slog.NewTextHandler(w, opts))
+}
+
+// healthcheck is the image's HEALTHCHECK: the runtime image has no curl.
+func healthcheck(ctx context.Context, url string) error {
+	ctx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	if err != nil {
+		return err
+	}
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		return err
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK {
+		return fmt.Errorf("healthcheck %s: status %d", url, resp.StatusCode)
+	}
+	return nil
 }

@@ -1,0 +1,209 @@
+package main
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"net"
+	"net/http"
+	"net/http/httputil"
+	"net/url"
+	"regexp"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/llm/llmtest"
+)
+
+// latency is a uniform random duration in [Min, Max].
+type latency struct{ Min, Max time.Duration }
+
+func (l latency) draw() time.Duration {
+	if l.Max <= l.Min {
+		return l.Min
+	}
+	return l.Min + rand.N(l.Max-l.Min)
+}
+
+// modelCall is one chat completions request seen by the fake model.
+type modelCall struct {
+	ID       int
+	Instance string // "app2": from the base URL path the instance was given
+	Stage    string
+	Identity string // stage + hash of the prompt's user message: the business flight
+	Start    time.Time
+	End      time.Time
+	Status   int  // what the proxy answered; 0 when the instance went away first
+	Gone     bool // the instance closed the connection before the answer (killed or cancelled)
+}
+
+// fakeModel is an OpenAI-compatible model that plays every interview stage
+// (as in internal/interview/e2e_test.go) with realistic latencies. It is
+// llmtest.Server behind a small reverse proxy on a fixed address: the proxy
+// learns which instance called (path /appN/v1/...) and when the call ended.
+type fakeModel struct {
+	lat map[string]latency
+	srv *llmtest.Server
+	ln  net.Listener
+	hs  *http.Server
+
+	mu    sync.Mutex // protects calls
+	calls []*modelCall
+}
+
+var instancePath = regexp.MustCompile(`^/(app\d+)(/v1/.*)$`)
+
+func startModel(addr string, evalLatency latency) (*fakeModel, error) {
+	m := &fakeModel{lat: map[string]latency{
+		interview.StageProfile:    {200 * time.Millisecond, 600 * time.Millisecond},
+		interview.StageExtraction: {500 * time.Millisecond, 1500 * time.Millisecond},
+		interview.StageEvaluation: evalLatency,
+		interview.StageReview:     evalLatency,
+		interview.StageFollowUp:   {200 * time.Millisecond, 700 * time.Millisecond},
+	}}
+	m.srv = llmtest.Start(llmtest.WithResponder(m.reply))
+	target, _ := url.Parse(strings.TrimSuffix(m.srv.URL(), "/v1"))
+	proxy := httputil.NewSingleHostReverseProxy(target)
+	proxy.ErrorHandler = func(w http.ResponseWriter, r *http.Request, err error) {} // the caller went away
+	var err error
+	if m.ln, err = net.Listen("tcp", addr); err != nil {
+		m.srv.Close()
+		return nil, fmt.Errorf("fake model: %w", err)
+	}
+	m.hs = &http.Server{Handler: http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		c := &modelCall{Start: time.Now(), Instance: "direct"}
+		if mm := instancePath.FindStringSubmatch(r.URL.Path); mm != nil {
+			c.Instance, r.URL.Path = mm[1], mm[2]
+		}
+		m.mu.Lock()
+		c.ID = len(m.calls)
+		m.calls = append(m.calls, c)
+		m.mu.Unlock()
+		r.Header.Set("X-Loadgen-Call", fmt.Sprint(c.ID))
+		sw := &statusWriter{ResponseWriter: w}
+		proxy.ServeHTTP(sw, r)
+		m.mu.Lock()
+		c.End, c.Status = time.Now(), sw.status
+		c.Gone = r.Context().Err() != nil
+		m.mu.Unlock()
+	})}
+	go m.hs.Serve(m.ln)
+	return m, nil
+}
+
+type statusWriter struct {
+	http.ResponseWriter
+	status int
+}
+
+func (w *statusWriter) WriteHeader(s int) { w.status = s; w.ResponseWriter.WriteHeader(s) }
+func (w *statusWriter) Write(b []byte) (int, error) {
+	if w.status == 0 {
+		w.status = 200
+	}
+	return w.ResponseWriter.Write(b)
+}
+
+// BaseURL is what instance {i} is given as AI_OPENAI_BASE_URL.
+func (m *fakeModel) BaseURL() string { return "http://" + m.ln.Addr().String() + "/app{i}/v1" }
+
+func (m *fakeModel) Close() {
+	m.hs.Close()
+	m.srv.Close()
+}
+
+// Calls returns a snapshot of every call.
+func (m *fakeModel) Calls() []modelCall {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]modelCall, len(m.calls))
+	for i, c := range m.calls {
+		out[i] = *c
+	}
+	return out
+}
+
+func stageOf(req llmtest.RecordedRequest) string {
+	sys := req.SystemPrompt()
+	switch {
+	case strings.Contains(sys, "senior technical recruiter"):
+		return interview.StageProfile
+	case strings.Contains(sys, "designing a technical interview"):
+		return interview.StageExtraction
+	case strings.Contains(sys, "strict, fair technical interviewer"):
+		var in interview.EvaluationInput
+		_ = json.Unmarshal([]byte(req.LastUserMessage()), &in)
+		if in.Review {
+			return interview.StageReview
+		}
+		return interview.StageEvaluation
+	case strings.Contains(sys, "Write ONE follow-up question"):
+		return interview.StageFollowUp
+	}
+	return "unknown"
+}
+
+// reply answers like a real model would, from the prompt's JSON input.
+// Answers containing WEAK are partial on the core anchor (a follow-up);
+// UNSURE gives a low confidence (a second review).
+func (m *fakeModel) reply(req llmtest.RecordedRequest) llmtest.Reply {
+	user := req.LastUserMessage()
+	stage := stageOf(req)
+	sum := sha256.Sum256([]byte(user))
+	m.mu.Lock()
+	var id int
+	fmt.Sscan(req.Header.Get("X-Loadgen-Call"), &id)
+	if id < len(m.calls) {
+		m.calls[id].Stage, m.calls[id].Identity = stage, stage+"|"+hex.EncodeToString(sum[:8])
+	}
+	m.mu.Unlock()
+	delay := m.lat[stage].draw()
+	switch stage {
+	case interview.StageProfile:
+		return llmtest.Reply{Delay: delay, Content: `{"skills":["Go","MySQL","Redis"],"skillEvidence":[{"skill":"Go","evidence":"Go services"}],
+			"roleHypotheses":[{"target":"backend engineer","evidence":"Go services","confidence":"0.8"}],
+			"resumeScore":"72","resumeSuggestions":["Quantify your impact."],"projectQuestionHints":["payment service"],"resumeType":"backend"}`}
+	case interview.StageExtraction:
+		var qs []string
+		for i := 1; i <= 5; i++ {
+			qs = append(qs, fmt.Sprintf(`{"content":"Question %d: how does topic %d work?","anchors":[
+				{"name":"core idea %d","weight":60,"core":true,"acceptableStatements":["explains topic %d"]},
+				{"name":"trade-offs","weight":40,"core":false,"acceptableStatements":["names a trade-off"]}],
+				"commonMistakes":["confuses it"],"followUpStrategy":"What would you change for topic %d?","rubricVersion":1}`, i, i, i, i, i))
+		}
+		return llmtest.Reply{Delay: delay, Content: `{"questions":[` + strings.Join(qs, ",") +
+			`],"suggestions":["Add links to code."],"interviewType":"backend engineer","resumeScore":75}`}
+	case interview.StageEvaluation, interview.StageReview:
+		var in interview.EvaluationInput
+		_ = json.Unmarshal([]byte(user), &in)
+		core, conf := "met", 0.95
+		if strings.Contains(in.Answer, "WEAK") {
+			core = "partial"
+		}
+		if strings.Contains(in.Answer, "UNSURE") && !in.Review {
+			conf = 0.4
+		}
+		var dims []string
+		for _, d := range interview.Dimensions {
+			st := "met"
+			if core == "partial" && (d == "completeness" || d == "depth") {
+				st = "partial"
+			}
+			dims = append(dims, fmt.Sprintf(`{"id":%q,"status":%q,"evidence":"said so","confidence":%.2f}`, d, st, conf))
+		}
+		anchor := "core idea"
+		if len(in.Question.Anchors) > 0 {
+			anchor = in.Question.Anchors[0].Name
+		}
+		anchors := fmt.Sprintf(`[{"name":%q,"status":%q,"evidence":"e"},{"name":"trade-offs","status":"met","evidence":"e"}]`, anchor, core)
+		return llmtest.Reply{Delay: delay, Content: `{"result":{"dimensions":[` + strings.Join(dims, ",") + `],"anchors":` + anchors +
+			`,"score":88,"feedback":"Clear answer about the topic.","missingPoints":["an example"]}}`}
+	case interview.StageFollowUp:
+		return llmtest.Reply{Delay: delay, Content: `{"followUp":"Could you go deeper into the core idea?","endInterview":false}`}
+	}
+	return llmtest.ErrorReply(400, "unexpected stage", "invalid_request_error")
+}
