@@ -45,6 +45,10 @@ type App struct {
 	rdb    redis.UniversalClient // nil without Redis
 	reg    *prometheus.Registry
 	router *gin.Engine
+	// stopping is cancelled when shutdown begins, so long-lived streams
+	// (SSE, WebSockets) can end instead of holding the shutdown up.
+	stopping context.Context
+	stop     context.CancelFunc
 	// offline is the built-in model; interview stages teach it their parts.
 	offline   *llm.Offline
 	aiConfigs *aiconfig.Service
@@ -59,6 +63,7 @@ type App struct {
 // configured, and builds the router.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) {
 	a = &App{cfg: cfg, log: log, reg: prometheus.NewRegistry()}
+	a.stopping, a.stop = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
 			a.Close()
@@ -239,6 +244,7 @@ func (a *App) Run(ctx context.Context, stdout io.Writer) error {
 	case <-ctx.Done():
 	}
 	a.log.Info("shutting down", "timeout", a.cfg.Server.ShutdownTimeout)
+	a.stop()
 	sctx, cancel := context.WithTimeout(context.Background(), a.cfg.Server.ShutdownTimeout)
 	defer cancel()
 	if err := srv.Shutdown(sctx); err != nil && !errors.Is(err, http.ErrServerClosed) {
@@ -250,6 +256,7 @@ func (a *App) Run(ctx context.Context, stdout io.Writer) error {
 
 // Close releases every dependency, newest first.
 func (a *App) Close() {
+	a.stop()
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		if err := a.closers[i](); err != nil {
 			a.log.Warn("close", "err", err)
