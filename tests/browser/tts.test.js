@@ -1,0 +1,97 @@
+// Speech synthesis: a task's progress bar, fed by the task's SSE events,
+// reaches 100 %, and the audio (fetched with the token into a blob: URL)
+// can play.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { startServer, launchBrowser, screenshot, registerAndLogin } from './helpers.js';
+
+let server;
+let browser;
+let ttsRoutes = false;
+let espeak = false;
+
+before(async () => {
+  try { execFileSync('espeak-ng', ['--version'], { stdio: 'ignore' }); espeak = true; } catch { espeak = false; }
+  server = await startServer();
+  const r = await fetch(`${server.base}/api/xunzhi/v1/xunfei/tts/tasks`);
+  ttsRoutes = r.status !== 404;
+  browser = await launchBrowser();
+});
+
+after(async () => {
+  if (browser) await browser.close();
+  if (server) await server.stop();
+});
+
+const TEXT = [
+  'Good morning, and welcome to your mock interview practice.',
+  'Today we will talk about databases, caching and distributed systems.',
+  'Take your time to think before you answer each question.',
+  'Explain your reasoning clearly, and give concrete examples from your own projects.',
+  'At the end you will receive a report with scores and suggestions.',
+].join(' ');
+const LONG = [TEXT, TEXT, TEXT].join(' ');
+
+test('a TTS task shows progress to 100 % and its audio can play', { timeout: 180000 }, async (t) => {
+  if (!ttsRoutes) { t.skip('the TTS API (/api/xunzhi/v1/xunfei/tts) is not mounted in this build yet'); return; }
+  if (!espeak) { t.skip('espeak-ng (the default TTS provider) is not installed: run scripts/browser-deps.sh'); return; }
+  const { page } = browser;
+  await registerAndLogin(page, server.base);
+  await page.getByRole('link', { name: 'Speech synthesis' }).click();
+  await page.getByRole('heading', { name: 'Speech synthesis' }).waitFor();
+
+  // Record every progress value the bar shows.
+  await page.evaluate(() => {
+    window.__progress = [];
+    const bar = document.getElementById('tts-progress');
+    new MutationObserver(() => window.__progress.push(bar.value)).observe(bar, { attributes: true });
+    const desc = Object.getOwnPropertyDescriptor(HTMLProgressElement.prototype, 'value');
+    Object.defineProperty(bar, 'value', {
+      get() { return desc.get.call(this); },
+      set(v) { desc.set.call(this, v); window.__progress.push(Number(v)); },
+    });
+  });
+
+  await page.getByLabel('Text', { exact: true }).fill(LONG);
+  await page.getByLabel('Voice').selectOption('en-us');
+  await page.getByRole('button', { name: 'Synthesize' }).click();
+  await page.waitForFunction(() => document.getElementById('tts-progress').value === 100, null, { timeout: 120000 });
+  assert.match(await page.locator('#tts-progress-text').textContent(), /^100 % · done/);
+
+  const audio = page.locator('#tts-audio');
+  await audio.waitFor({ state: 'visible', timeout: 30000 });
+  const info = await page.evaluate(() => new Promise((resolve, reject) => {
+    const a = document.getElementById('tts-audio');
+    const done = () => resolve({ duration: a.duration, src: a.src, readyState: a.readyState });
+    if (a.readyState >= 3) done();
+    else {
+      a.addEventListener('canplay', done, { once: true });
+      a.addEventListener('error', () => reject(new Error(`audio error ${a.error && a.error.code}`)), { once: true });
+    }
+  }));
+  assert.ok(info.src.startsWith('blob:'), 'audio comes from a blob: URL fetched with the token');
+  assert.ok(info.duration > 1, `audio has a duration, got ${info.duration}`);
+  // It really plays (muted so that no sound device is needed).
+  const played = await page.evaluate(async () => {
+    const a = document.getElementById('tts-audio');
+    a.muted = true;
+    await a.play();
+    await new Promise((r) => setTimeout(r, 600));
+    const t = a.currentTime;
+    a.pause();
+    return t;
+  });
+  assert.ok(played > 0, `currentTime advanced to ${played}`);
+
+  const dl = page.getByRole('link', { name: 'Download audio' });
+  assert.match(await dl.getAttribute('href'), /^blob:/);
+  assert.match(await dl.getAttribute('download'), /\.wav$/);
+
+  const seen = await page.evaluate(() => window.__progress);
+  assert.equal(seen[seen.length - 1], 100);
+  await page.evaluate(() => document.getElementById('tts-audio').currentTime = 0);
+  await page.locator('.records li').first().waitFor();
+  await screenshot(page, 'tts', { fullPage: true });
+  t.diagnostic(`progress values seen: ${JSON.stringify([...new Set(seen)])}`);
+});

@@ -1,0 +1,205 @@
+// REST/SSE client of /api/xunzhi/v1: the token, the envelope, the errors.
+
+export const BASE = '/api/xunzhi/v1';
+const TOKEN_KEY = 'aimeeting.token';
+const USER_KEY = 'aimeeting.user';
+
+export function getToken() { return localStorage.getItem(TOKEN_KEY) || ''; }
+export function getUser() {
+  try { return JSON.parse(localStorage.getItem(USER_KEY) || 'null'); } catch { return null; }
+}
+export function setSession(token, user) {
+  localStorage.setItem(TOKEN_KEY, token);
+  localStorage.setItem(USER_KEY, JSON.stringify(user));
+}
+export function updateUser(user) { localStorage.setItem(USER_KEY, JSON.stringify(user)); }
+export function clearSession() {
+  localStorage.removeItem(TOKEN_KEY);
+  localStorage.removeItem(USER_KEY);
+}
+
+/** An API failure: HTTP status, the envelope's code/message/data, Retry-After. */
+export class ApiError extends Error {
+  constructor(status, env, retryAfter) {
+    super((env && env.message) || `HTTP ${status}`);
+    this.name = 'ApiError';
+    this.status = status;
+    this.code = env ? env.code : '';
+    this.data = env ? env.data : null;
+    this.requestId = env ? env.requestId : '';
+    this.retryAfter = retryAfter;
+  }
+}
+
+/** A failure to reach the server at all. */
+export class NetworkError extends Error {
+  constructor(cause) { super('Cannot reach the server — check your connection and try again.'); this.cause = cause; }
+}
+
+let unauthorizedHandler = null;
+/** fn is called when the server answers 401 (expired or revoked token). */
+export function onUnauthorized(fn) { unauthorizedHandler = fn; }
+
+let offlineHandler = null;
+/** fn is called whenever a response says the offline model answered. */
+export function onOffline(fn) { offlineHandler = fn; }
+export function noteOffline(v) { if (v && offlineHandler) offlineHandler(); }
+
+function headers(extra = {}) {
+  const h = { ...extra };
+  const t = getToken();
+  if (t) h.Authorization = `Bearer ${t}`;
+  return h;
+}
+
+/** fetch with the token; a network failure becomes a NetworkError. */
+export async function rawFetch(path, opts = {}) {
+  const init = { ...opts, headers: headers(opts.headers || {}) };
+  try {
+    return await fetch(path.startsWith('/') && !path.startsWith(BASE) ? BASE + path : path, init);
+  } catch (e) {
+    if (e && e.name === 'AbortError') throw e;
+    throw new NetworkError(e);
+  }
+}
+
+function retryAfterOf(res) {
+  const v = res.headers.get('Retry-After');
+  if (!v) return null;
+  const n = Number(v);
+  if (!Number.isNaN(n)) return n;
+  const d = Date.parse(v);
+  return Number.isNaN(d) ? null : Math.max(0, Math.round((d - Date.now()) / 1000));
+}
+
+/** Reads an error response into an ApiError. */
+export async function errorOf(res) {
+  let env = null;
+  try { env = await res.json(); } catch { /* not JSON */ }
+  if (res.status === 401 && unauthorizedHandler) unauthorizedHandler();
+  return new ApiError(res.status, env, retryAfterOf(res));
+}
+
+/**
+ * Calls the API and returns {status, data}. body is sent as JSON, form as
+ * multipart. Throws ApiError for any non-2xx or non-"0" envelope.
+ */
+export async function call(path, { method = 'GET', body, form, signal } = {}) {
+  const opts = { method, signal };
+  if (form) opts.body = form;
+  else if (body !== undefined) {
+    opts.body = JSON.stringify(body);
+    opts.headers = { 'Content-Type': 'application/json' };
+  }
+  const res = await rawFetch(path, opts);
+  let env = null;
+  try { env = await res.json(); } catch { /* empty or not JSON */ }
+  if (!res.ok || !env || (env.code !== '0' && res.status !== 202)) {
+    if (res.status === 401 && unauthorizedHandler) unauthorizedHandler();
+    throw new ApiError(res.status, env, retryAfterOf(res));
+  }
+  if (env.data && typeof env.data === 'object' && env.data.offline) noteOffline(true);
+  return { status: res.status, data: env.data };
+}
+
+/** Calls the API and returns the envelope's data. */
+export async function api(path, opts) { return (await call(path, opts)).data; }
+
+/** A human sentence for any error, from the envelope where there is one. */
+export function describeError(err) {
+  if (!err) return 'Unknown error';
+  if (err.name === 'AbortError') return 'Cancelled.';
+  if (err instanceof NetworkError) return err.message;
+  if (!(err instanceof ApiError)) return err.message || String(err);
+  const msg = err.message;
+  const ref = err.requestId ? ` (request ${err.requestId})` : '';
+  switch (err.status) {
+    case 400: return `Please check your input: ${msg}`;
+    case 401: return `Please log in again: ${msg}`;
+    case 403: return `Not allowed: ${msg}`;
+    case 404: return `Not found: ${msg}`;
+    case 409: return `Conflict: ${msg}`;
+    case 413: return `Too large: ${msg}`;
+    case 422: return `Cannot use this file: ${msg}`;
+    case 429: return `Rate limited — too many requests. Try again in ${err.retryAfter ?? 1} s. ${msg}`;
+    case 502: return `The AI model failed${ref}: ${msg}`;
+    case 503: return `The AI model is unavailable right now — try again shortly${ref}: ${msg}`;
+    case 504: return `The AI model timed out — try again${ref}: ${msg}`;
+    default:
+      if (err.status >= 500) return `Server error${ref}: ${msg}`;
+      return msg;
+  }
+}
+
+/**
+ * Parses a text/event-stream body as it arrives; yields {event, data}
+ * (data JSON-parsed when it is JSON) for every event.
+ */
+export async function* sseEvents(res, signal) {
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  let event = '';
+  let data = [];
+  const abort = () => reader.cancel().catch(() => {});
+  if (signal) signal.addEventListener('abort', abort, { once: true });
+  try {
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      buf += decoder.decode(value, { stream: true });
+      let nl;
+      while ((nl = buf.search(/\r?\n/)) >= 0) {
+        const line = buf.slice(0, nl);
+        buf = buf.slice(nl + (buf[nl] === '\r' ? 2 : 1));
+        if (line === '') {
+          if (data.length) {
+            const text = data.join('\n');
+            let parsed = text;
+            try { parsed = JSON.parse(text); } catch { /* plain text */ }
+            yield { event: event || 'message', data: parsed };
+          }
+          event = '';
+          data = [];
+        } else if (line.startsWith(':')) {
+          // comment / keep-alive
+        } else {
+          const i = line.indexOf(':');
+          const field = i < 0 ? line : line.slice(0, i);
+          let val = i < 0 ? '' : line.slice(i + 1);
+          if (val.startsWith(' ')) val = val.slice(1);
+          if (field === 'event') event = val;
+          else if (field === 'data') data.push(val);
+        }
+      }
+    }
+  } finally {
+    if (signal) signal.removeEventListener('abort', abort);
+  }
+}
+
+/** POSTs JSON (or GETs when body is undefined) and returns the SSE response, or throws ApiError. */
+export async function openStream(path, body, signal) {
+  const opts = { method: body === undefined ? 'GET' : 'POST', signal, headers: { Accept: 'text/event-stream' } };
+  if (body !== undefined) {
+    opts.body = JSON.stringify(body);
+    opts.headers['Content-Type'] = 'application/json';
+  }
+  const res = await rawFetch(path, opts);
+  if (!res.ok || !(res.headers.get('Content-Type') || '').includes('text/event-stream')) throw await errorOf(res);
+  return res;
+}
+
+/** Fetches a binary resource with the token and returns an object URL. */
+export async function blobUrl(path) {
+  const res = await rawFetch(path);
+  if (!res.ok) throw await errorOf(res);
+  return URL.createObjectURL(await res.blob());
+}
+
+export function sleep(ms, signal) {
+  return new Promise((resolve, reject) => {
+    const t = setTimeout(resolve, ms);
+    if (signal) signal.addEventListener('abort', () => { clearTimeout(t); reject(new DOMException('aborted', 'AbortError')); }, { once: true });
+  });
+}

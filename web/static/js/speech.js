@@ -1,0 +1,110 @@
+// Live transcription: microphone → AudioWorklet (16 kHz mono s16le) →
+// WebSocket /xunfei/audio-to-text/{userId}; the server's partial and final
+// transcripts are handed to onText.
+
+import { BASE, getToken } from './api.js';
+
+/**
+ * Starts a transcription. handlers: {onText(fullText, {final, committed, live}),
+ * onStatus(text), onError(message)}. Returns {stop(): Promise<string>} with
+ * the final text.
+ */
+export async function startTranscription(userId, handlers) {
+  const { onText = () => {}, onStatus = () => {}, onError = () => {} } = handlers;
+  if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
+    throw new Error('This browser cannot record audio here (a secure https:// page is needed).');
+  }
+  let stream;
+  try {
+    stream = await navigator.mediaDevices.getUserMedia({
+      audio: { channelCount: 1, echoCancellation: true, noiseSuppression: true },
+      video: false,
+    });
+  } catch (e) {
+    throw new Error(e && e.name === 'NotAllowedError'
+      ? 'Microphone access was denied — allow it in the browser to answer by voice.'
+      : `Cannot open the microphone: ${e.message || e.name}`);
+  }
+  const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
+  const url = `${proto}//${location.host}${BASE}/xunfei/audio-to-text/${encodeURIComponent(userId)}?token=${encodeURIComponent(getToken())}`;
+  const ws = new WebSocket(url);
+  ws.binaryType = 'arraybuffer';
+  let ctx; let node; let source;
+  let lastText = '';
+  let finalResolve;
+  const finalSeen = new Promise((r) => { finalResolve = r; });
+  let opened = false;
+
+  const release = () => {
+    try { node && node.disconnect(); } catch { /* ignore */ }
+    try { source && source.disconnect(); } catch { /* ignore */ }
+    try { ctx && ctx.close(); } catch { /* ignore */ }
+    stream.getTracks().forEach((t) => t.stop());
+  };
+
+  ws.addEventListener('message', (ev) => {
+    if (typeof ev.data !== 'string') return;
+    let m;
+    try { m = JSON.parse(ev.data); } catch { return; }
+    switch (m.type) {
+      case 'connected':
+        ws.send(JSON.stringify({ type: 'start_transcription' }));
+        break;
+      case 'transcription_started':
+      case 'transcription_already_started':
+        onStatus('Listening…');
+        break;
+      case 'transcription':
+      case 'final': {
+        const text = m.fullText ?? `${m.committedText || ''}${m.liveText || ''}`;
+        lastText = text || lastText;
+        onText(lastText, { final: m.type === 'final', committed: m.committedText, live: m.liveText });
+        if (m.type === 'final') onStatus('Transcribed.');
+        break;
+      }
+      case 'transcription_stopped':
+        if (m.fullText) { lastText = m.fullText; onText(lastText, { final: true }); }
+        finalResolve();
+        break;
+      case 'error':
+        onError(m.message || 'transcription error');
+        break;
+      default:
+        break;
+    }
+  });
+  ws.addEventListener('close', (ev) => {
+    finalResolve();
+    release();
+    if (ev.code === 1008) onError('The speech service refused the connection (not logged in?).');
+    else if (!opened) onError('Cannot connect to the speech service.');
+  });
+  ws.addEventListener('error', () => { /* close follows with the reason */ });
+
+  await new Promise((resolve, reject) => {
+    ws.addEventListener('open', () => { opened = true; resolve(); }, { once: true });
+    ws.addEventListener('close', () => reject(new Error('Cannot connect to the speech service.')), { once: true });
+  }).catch((e) => { release(); throw e; });
+
+  ctx = new AudioContext();
+  await ctx.audioWorklet.addModule('/assets/js/pcm-worklet.js');
+  source = ctx.createMediaStreamSource(stream);
+  node = new AudioWorkletNode(ctx, 'pcm-capture');
+  node.port.onmessage = (ev) => { if (ws.readyState === WebSocket.OPEN) ws.send(ev.data); };
+  source.connect(node);
+  // The worklet must be pulled by the graph; its output is silent.
+  node.connect(ctx.destination);
+  if (ctx.state === 'suspended') await ctx.resume();
+
+  return {
+    async stop() {
+      release();
+      if (ws.readyState === WebSocket.OPEN) {
+        ws.send(JSON.stringify({ type: 'stop_transcription' }));
+        await Promise.race([finalSeen, new Promise((r) => setTimeout(r, 5000))]);
+        ws.close(1000, 'done');
+      }
+      return lastText;
+    },
+  };
+}

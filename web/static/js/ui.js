@@ -1,0 +1,113 @@
+// Small DOM helpers: element building (text only, never innerHTML with data),
+// alerts, toasts, forms.
+
+import { describeError } from './api.js';
+
+/**
+ * h('button.btn#id', {type:'button', onclick}, 'text', child...) builds an
+ * element. Attributes starting with "on" are listeners; text is always text.
+ */
+export function h(spec, attrs, ...children) {
+  const m = spec.match(/^([a-z0-9-]+)?((?:[.#][\w-]+)*)$/i);
+  const el = document.createElement((m && m[1]) || 'div');
+  if (m && m[2]) {
+    for (const part of m[2].match(/[.#][\w-]+/g)) {
+      if (part[0] === '.') el.classList.add(part.slice(1));
+      else el.id = part.slice(1);
+    }
+  }
+  if (attrs && (typeof attrs !== 'object' || attrs instanceof Node || Array.isArray(attrs))) {
+    children.unshift(attrs);
+    attrs = null;
+  }
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on') && typeof v === 'function') el.addEventListener(k.slice(2), v);
+    else if (k === 'dataset') Object.assign(el.dataset, v);
+    else if (k === 'value') el.value = v;
+    else if (k === 'checked') el.checked = !!v;
+    else if (v === true) el.setAttribute(k, '');
+    else el.setAttribute(k, String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === null || c === undefined || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+export function clear(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+let uid = 0;
+export function nextId(prefix = 'f') { uid += 1; return `${prefix}-${uid}`; }
+
+/** A labelled form field; returns {wrap, input}. */
+export function field(label, input, hint) {
+  if (!input.id) input.id = nextId();
+  const hintEl = hint ? h('small.hint', { id: `${input.id}-hint` }, hint) : null;
+  if (hintEl) input.setAttribute('aria-describedby', hintEl.id);
+  const wrap = h('div.field', h('label', { for: input.id }, label), input, hintEl);
+  return { wrap, input };
+}
+
+/** An alert region that shows errors (role=alert) or notices. */
+export function alertBox() {
+  const el = h('div.alert', { role: 'alert', hidden: true });
+  return {
+    el,
+    error(err) {
+      clear(el, describeError(err));
+      el.className = 'alert alert-error';
+      el.hidden = false;
+    },
+    info(text) {
+      clear(el, text);
+      el.className = 'alert alert-info';
+      el.hidden = false;
+    },
+    clear() { el.hidden = true; el.className = 'alert'; el.replaceChildren(); },
+  };
+}
+
+export function toast(text, kind = 'info', ms = 4000) {
+  const box = document.getElementById('toasts');
+  if (!box) return;
+  const t = h(`div.toast.toast-${kind}`, text);
+  box.append(t);
+  setTimeout(() => t.remove(), ms);
+}
+
+/** Disables button while fn runs; returns fn's result. */
+export async function busy(button, fn, busyText) {
+  const old = button.textContent;
+  button.disabled = true;
+  button.setAttribute('aria-busy', 'true');
+  if (busyText) button.textContent = busyText;
+  try {
+    return await fn();
+  } finally {
+    button.disabled = false;
+    button.removeAttribute('aria-busy');
+    if (busyText) button.textContent = old;
+  }
+}
+
+export function offlineBadge() {
+  return h('span.badge.badge-offline', { title: 'This answer comes from the built-in offline model, not a real AI' }, 'offline model');
+}
+
+export function fmtTime(s) {
+  if (!s) return '';
+  const d = new Date(s);
+  return Number.isNaN(d.getTime()) ? s : d.toLocaleString();
+}
+
+export function scoreText(v) { return v === null || v === undefined ? '—' : String(v); }
