@@ -10,6 +10,7 @@ import (
 	"net/http"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/llm/llmtest"
@@ -270,5 +271,44 @@ func TestOtherUserGets404Everywhere(t *testing.T) {
 	owner.get("/sessions/"+sid+"/restore", &restore)
 	if restore.Status != "IN_PROGRESS" || restore.Current.QuestionNumber == "1" {
 		t.Fatalf("owner's session changed: %+v", restore)
+	}
+}
+
+// SIGTERM during an evaluation: the server stops accepting, lets the
+// in-flight answer finish (it gets its score), then exits; after a restart
+// the turn is there.
+func TestShutdownDrainsEvaluation(t *testing.T) {
+	fake := &fakeInterviewer{evalDelay: 1500 * time.Millisecond}
+	model := llmtest.NewServer(t, llmtest.WithResponder(fake.reply))
+	dir := t.TempDir()
+	env := []string{"AI_PROVIDER=openai", "AI_OPENAI_BASE_URL=" + model.URL(), "AI_OPENAI_API_KEY=sk-test"}
+	s := servertest.Start(t, dir, env...)
+	c := MustClient(t, s.URL, "alice")
+	sid := c.newSession()
+	wantOK(t, c.upload(sid, "resume.pdf", resumePDF(t), ""))
+	c.get("/sessions/"+sid+"/current-question", nil)
+
+	done := make(chan servertest.Response, 1)
+	go func() {
+		done <- c.do("POST", "/sessions/"+sid+"/interview/answer-json", map[string]string{"questionNumber": "1", "answerContent": "Drained answer"})
+	}()
+	for deadline := time.Now().Add(10 * time.Second); fake.evaluations.Load() == 0; {
+		if time.Now().After(deadline) {
+			t.Fatal("the evaluation never reached the model")
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+	s.Stop(t) // SIGTERM; returns when the process has exited
+	r := <-done
+	wantOK(t, r)
+	if !strings.Contains(s.Logs(), "stopped") {
+		t.Fatalf("no clean stop in the logs:\n%s", s.Logs())
+	}
+	s = servertest.Start(t, dir, env...)
+	c.base = s.URL
+	var rec interview.Restore
+	c.get("/sessions/"+sid+"/restore", &rec)
+	if rec.Current.QuestionNumber == "1" || rec.Current.TotalScore == nil {
+		t.Fatalf("after the drained shutdown: %+v, want question 1 scored", rec.Current)
 	}
 }

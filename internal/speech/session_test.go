@@ -71,7 +71,7 @@ type harness struct {
 	url string // ws://host/ws/
 }
 
-func newHarness(t *testing.T, cfg speech.Config, rec speech.Recognizer) *harness {
+func newHarness(t testing.TB, cfg speech.Config, rec speech.Recognizer) *harness {
 	t.Helper()
 	srv := speech.NewServer(cfg, rec, fakeAuth, nil)
 	hs := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
