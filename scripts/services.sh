@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Ensures the services the tests need are installed and running on loopback:
-# MariaDB (3306), Redis (6379) and a 3-master Redis Cluster (7000-7002).
+# MariaDB (3306), Redis (6379) and a 3-master Redis Cluster (7000-7002); and
+# that nginx is installed (not started: tests run their own).
 # Installs missing packages with apt-get (needs root). Idempotent.
 set -euo pipefail
 
@@ -37,6 +38,7 @@ need_pkg redis-server redis-server
 need_pkg redis-cli redis-tools
 need_pkg mariadbd mariadb-server
 need_pkg mariadb mariadb-client
+need_pkg nginx nginx-light # the deploy test checks deploy/nginx.conf with nginx -t
 
 # MariaDB
 if ! mariadb -uroot -h127.0.0.1 -e 'SELECT 1' >/dev/null 2>&1; then
