@@ -54,11 +54,7 @@ func (h *Handler) create(c *gin.Context) {
 	}
 	u, _ := users.Current(c)
 	a, err := h.svc.Create(c.Request.Context(), u.ID, in)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(a))
+	httpx.Respond(c, ViewOf(a), err)
 }
 
 func (h *Handler) update(c *gin.Context) {
@@ -68,11 +64,7 @@ func (h *Handler) update(c *gin.Context) {
 		return
 	}
 	a, err := h.svc.Update(c.Request.Context(), in)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(a))
+	httpx.Respond(c, ViewOf(a), err)
 }
 
 func (h *Handler) delete(c *gin.Context) {
@@ -80,11 +72,7 @@ func (h *Handler) delete(c *gin.Context) {
 	if err == nil {
 		err = h.svc.Delete(c.Request.Context(), id)
 	}
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, nil)
+	httpx.Respond(c, nil, err)
 }
 
 func (h *Handler) get(c *gin.Context) {
@@ -94,20 +82,12 @@ func (h *Handler) get(c *gin.Context) {
 		return
 	}
 	a, err := h.svc.Get(c.Request.Context(), id)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(a))
+	httpx.Respond(c, ViewOf(a), err)
 }
 
 func (h *Handler) byName(c *gin.Context) {
 	a, err := h.svc.ByName(c.Request.Context(), c.Query("name"))
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(a))
+	httpx.Respond(c, ViewOf(a), err)
 }
 
 func (h *Handler) page(c *gin.Context) {
@@ -122,11 +102,7 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), p, Filter{Name: c.Query("agentName"), TagCodes: tags})
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, page.Map(res, ViewOf))
+	httpx.Respond(c, page.Map(res, ViewOf), err)
 }
 
 // sessionParam returns the caller and the sessionId path parameter.
@@ -153,11 +129,7 @@ func (h *Handler) createSession(c *gin.Context) {
 		}
 	}
 	conv, err := h.svc.CreateSession(c.Request.Context(), uid, in)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, SessionCreated{SessionID: conv.ID, ConversationTitle: conv.Title, AgentID: conv.AgentID, AgentName: conv.AgentName})
+	httpx.Respond(c, SessionCreated{SessionID: conv.ID, ConversationTitle: conv.Title, AgentID: conv.AgentID, AgentName: conv.AgentName}, err)
 }
 
 // SessionCreated is the answer to starting an agent session.
@@ -200,11 +172,7 @@ func (h *Handler) conversations(c *gin.Context) {
 	}
 	res, err := h.svc.Chats().List(c.Request.Context(), uid, chat.ConversationFilter{Scope: chat.ScopeAgent,
 		Keyword: c.Query("keyword"), Status: c.Query("status")}, p)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, page.Map(res, chat.ViewOfConversation))
+	httpx.Respond(c, page.Map(res, chat.ViewOfConversation), err)
 }
 
 func (h *Handler) conversation(c *gin.Context) {
@@ -214,11 +182,7 @@ func (h *Handler) conversation(c *gin.Context) {
 		return
 	}
 	conv, err := h.svc.Chats().Get(c.Request.Context(), uid, sid, chat.ScopeAgent)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, chat.ViewOfConversation(conv))
+	httpx.Respond(c, chat.ViewOfConversation(conv), err)
 }
 
 func (h *Handler) messages(c *gin.Context) {
@@ -246,11 +210,7 @@ func (h *Handler) end(c *gin.Context) {
 		return
 	}
 	conv, err := h.svc.Chats().End(c.Request.Context(), uid, sid, chat.ScopeAgent)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, chat.ViewOfConversation(conv))
+	httpx.Respond(c, chat.ViewOfConversation(conv), err)
 }
 
 func (h *Handler) deleteSession(c *gin.Context) {
@@ -258,11 +218,7 @@ func (h *Handler) deleteSession(c *gin.Context) {
 	if err == nil {
 		err = h.svc.Chats().Delete(c.Request.Context(), uid, sid, chat.ScopeAgent)
 	}
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, nil)
+	httpx.Respond(c, nil, err)
 }
 
 func (h *Handler) upload(c *gin.Context) {
@@ -278,9 +234,5 @@ func (h *Handler) upload(c *gin.Context) {
 	}
 	f, err := h.svc.Upload(c.Request.Context(), uid, UploadInput{SessionID: c.PostForm("sessionId"),
 		BizType: c.PostForm("bizType"), FileName: up.Filename, Data: up.Data})
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOfFile(f))
+	httpx.Respond(c, ViewOfFile(f), err)
 }

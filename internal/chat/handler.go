@@ -68,11 +68,7 @@ func (h *Handler) create(c *gin.Context) {
 		}
 	}
 	conv, err := h.svc.Create(c.Request.Context(), uid, in)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, Created{SessionID: conv.ID, ConversationTitle: conv.Title})
+	httpx.Respond(c, Created{SessionID: conv.ID, ConversationTitle: conv.Title}, err)
 }
 
 func (h *Handler) list(c *gin.Context) {
@@ -88,11 +84,7 @@ func (h *Handler) list(c *gin.Context) {
 	}
 	res, err := h.svc.List(c.Request.Context(), uid, ConversationFilter{Scope: ScopeChat, AIID: c.Query("aiId"),
 		Keyword: c.Query("keyword"), Status: c.Query("status")}, p)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, page.Map(res, ViewOfConversation))
+	httpx.Respond(c, page.Map(res, ViewOfConversation), err)
 }
 
 func (h *Handler) get(c *gin.Context) {
@@ -102,11 +94,7 @@ func (h *Handler) get(c *gin.Context) {
 		return
 	}
 	conv, err := h.svc.Get(c.Request.Context(), uid, sid, ScopeChat)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOfConversation(conv))
+	httpx.Respond(c, ViewOfConversation(conv), err)
 }
 
 func (h *Handler) rename(c *gin.Context) {
@@ -123,11 +111,7 @@ func (h *Handler) rename(c *gin.Context) {
 		return
 	}
 	conv, err := h.svc.Rename(c.Request.Context(), uid, sid, ScopeChat, in.Title)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOfConversation(conv))
+	httpx.Respond(c, ViewOfConversation(conv), err)
 }
 
 func (h *Handler) end(c *gin.Context) {
@@ -137,11 +121,7 @@ func (h *Handler) end(c *gin.Context) {
 		return
 	}
 	conv, err := h.svc.End(c.Request.Context(), uid, sid, ScopeChat)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOfConversation(conv))
+	httpx.Respond(c, ViewOfConversation(conv), err)
 }
 
 func (h *Handler) delete(c *gin.Context) {
@@ -149,11 +129,7 @@ func (h *Handler) delete(c *gin.Context) {
 	if err == nil {
 		err = h.svc.Delete(c.Request.Context(), uid, sid, ScopeChat)
 	}
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, nil)
+	httpx.Respond(c, nil, err)
 }
 
 func (h *Handler) chat(c *gin.Context) {

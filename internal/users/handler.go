@@ -128,11 +128,7 @@ func (h *Handler) register(c *gin.Context) {
 		return
 	}
 	u, err := h.svc.Register(c.Request.Context(), in)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(u))
+	httpx.Respond(c, ViewOf(u), err)
 }
 
 func (h *Handler) login(c *gin.Context) {
@@ -145,11 +141,7 @@ func (h *Handler) login(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Login(c.Request.Context(), in.Username, in.Password)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, res)
+	httpx.Respond(c, res, err)
 }
 
 func (h *Handler) checkLogin(c *gin.Context) {
@@ -167,11 +159,7 @@ func (h *Handler) checkLogin(c *gin.Context) {
 
 func (h *Handler) hasUsername(c *gin.Context) {
 	free, err := h.svc.UsernameFree(c.Request.Context(), c.Query("username"))
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, free)
+	httpx.Respond(c, free, err)
 }
 
 func (h *Handler) logout(c *gin.Context) {
@@ -195,11 +183,7 @@ func (h *Handler) update(c *gin.Context) {
 	}
 	cur, _ := Current(c)
 	u, err := h.svc.Update(c.Request.Context(), cur.ID, c.GetString(tokenKey), in)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(u))
+	httpx.Respond(c, ViewOf(u), err)
 }
 
 func (h *Handler) page(c *gin.Context) {
@@ -209,11 +193,7 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), p, c.Query("keyword"))
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, page.Map(res, ViewOf))
+	httpx.Respond(c, page.Map(res, ViewOf), err)
 }
 
 func (h *Handler) grantAdmin(c *gin.Context) {
@@ -225,9 +205,5 @@ func (h *Handler) grantAdmin(c *gin.Context) {
 		return
 	}
 	u, err := h.svc.GrantAdmin(c.Request.Context(), in.Username)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, ViewOf(u))
+	httpx.Respond(c, ViewOf(u), err)
 }
