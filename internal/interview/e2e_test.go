@@ -213,6 +213,9 @@ func TestInterviewEndToEndWithModel(t *testing.T) {
 	if up.QuestionCount != 5 || up.InterviewType != "backend engineer" || up.ResumeScore == nil || *up.ResumeScore != 75 || up.Offline {
 		t.Fatalf("upload = %s", r.Raw)
 	}
+	if up.Read.Pages != 1 || up.Read.Source != interview.ReadFromText || up.Read.Chars < 100 || up.Replaced {
+		t.Fatalf("a one-page PDF read as %+v (replaced %v)", up.Read, up.Replaced)
+	}
 	profileReq := model.Requests()[0]
 	if profileReq.Model != "fake-gpt" || profileReq.ResponseFormat != "json_object" || !strings.Contains(profileReq.LastUserMessage(), "payment service") {
 		t.Fatalf("profile request: model %q format %q user %q", profileReq.Model, profileReq.ResponseFormat, profileReq.LastUserMessage())
