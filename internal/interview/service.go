@@ -301,7 +301,7 @@ func (s *Service) claimUpload(ctx context.Context, userID string, sess Session, 
 			}
 		case sess.Status == SessionResumeUploading:
 			return false, invalidState("another resume is being processed for this session; wait for it to finish")
-		case sess.Status == SessionInProgress:
+		case sess.Status == SessionInProgress || sess.Status == SessionFinished:
 			return false, invalidState("the resume can no longer be replaced once the interview has started; start a new interview to use another resume")
 		default:
 			return false, invalidState("a resume can be uploaded only before the interview starts (session is %s)", sess.Status)
