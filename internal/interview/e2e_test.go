@@ -4,13 +4,17 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
+	"io/fs"
 	"mime/multipart"
 	"net/http"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/xunzhi-ai/aimeeting/internal/doctext/doctexttest"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
@@ -208,6 +212,9 @@ func TestInterviewEndToEndWithModel(t *testing.T) {
 	r.Decode(t, &up)
 	if up.QuestionCount != 5 || up.InterviewType != "backend engineer" || up.ResumeScore == nil || *up.ResumeScore != 75 || up.Offline {
 		t.Fatalf("upload = %s", r.Raw)
+	}
+	if up.Read.Pages != 1 || up.Read.Source != interview.ReadFromText || up.Read.Chars < 100 || up.Replaced {
+		t.Fatalf("a one-page PDF read as %+v (replaced %v)", up.Read, up.Replaced)
 	}
 	profileReq := model.Requests()[0]
 	if profileReq.Model != "fake-gpt" || profileReq.ResponseFormat != "json_object" || !strings.Contains(profileReq.LastUserMessage(), "payment service") {
@@ -429,5 +436,137 @@ func TestModelFailureKeepsAnswerAndAllowsRetry(t *testing.T) {
 	r.Decode(t, &a)
 	if a.QuestionNumber != "1" || a.RequestID != "req-1" || a.Score == nil {
 		t.Fatalf("retry = %s", r.Raw)
+	}
+}
+
+// resumeFiles lists the resume files a server keeps on disk.
+func resumeFiles(t *testing.T, s *servertest.Server) []string {
+	t.Helper()
+	var out []string
+	root := filepath.Join(s.Dir, "data", "uploads", "resumes")
+	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
+		if err == nil && !d.IsDir() {
+			out = append(out, path)
+		}
+		return err
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+func (c *client) preview(sid string) string {
+	c.t.Helper()
+	req, _ := http.NewRequest("GET", c.base+api+"/interview/sessions/"+sid+"/resume/preview", nil)
+	req.Header.Set("Authorization", "Bearer "+c.token)
+	resp, err := http.DefaultClient.Do(req)
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 {
+		c.t.Fatalf("preview: %d %s", resp.StatusCode, b)
+	}
+	return string(b)
+}
+
+// Issue 14: before the first answer a new upload replaces the resume
+// (questions regenerated, old file removed); a failing replacement keeps
+// the old one; after the first answer it is a 409 and nothing changes.
+func TestReplaceResumeEndToEnd(t *testing.T) {
+	s := servertest.Start(t, "")
+	c := MustClient(t, s.URL, "alice")
+	sid := c.newSession()
+	resumeA := "Ann Lee, backend engineer\nSkills: Go, MySQL, Redis, Kafka.\nBuilt an order service at 3000 QPS; cut p99 latency by 40% with Redis caching.\n"
+	resumeB := "Ann Lee, frontend engineer\nSkills: React, TypeScript, Webpack, CSS.\nShipped a React design system used by 12 teams; cut bundle size by 30% with Webpack code splitting.\n"
+	questions := func() string {
+		r := c.do("GET", "/sessions/"+sid+"/interview/questions", nil)
+		wantOK(t, r)
+		return string(r.Data)
+	}
+	restore := func() interview.Restore {
+		r := c.do("GET", "/sessions/"+sid+"/restore", nil)
+		wantOK(t, r)
+		var out interview.Restore
+		r.Decode(t, &out)
+		return out
+	}
+
+	r := c.upload(sid, "a.txt", []byte(resumeA), "")
+	wantOK(t, r)
+	var a interview.UploadResult
+	r.Decode(t, &a)
+	if a.Read.Chars != utf8.RuneCountInString(resumeA) || a.Read.Source != "text" || a.Read.Pages != 0 || a.Replaced {
+		t.Fatalf("upload A: read %+v replaced %v", a.Read, a.Replaced)
+	}
+	if !strings.Contains(r.Raw, `"read":{"chars":`) {
+		t.Fatalf("upload response without read: %s", r.Raw)
+	}
+	questionsA := questions()
+	if !strings.Contains(questionsA, "Redis") && !strings.Contains(questionsA, "Kafka") && !strings.Contains(questionsA, "MySQL") {
+		t.Fatalf("questions of A do not name its skills: %s", questionsA)
+	}
+	filesA := resumeFiles(t, s)
+	if len(filesA) != 1 {
+		t.Fatalf("files after A: %v", filesA)
+	}
+
+	// A replacement that cannot be read: 422, A stays.
+	r = c.upload(sid, "scan.pdf", []byte("\x89PNG\r\n\x1a\nnot a resume"), "")
+	if r.Status != 422 {
+		t.Fatalf("unreadable replacement: %d %s", r.Status, r.Raw)
+	}
+	if got := restore(); got.Status != "READY" || !got.CanReplaceResume || got.Read == nil || *got.Read != a.Read {
+		t.Fatalf("restore after a failed replacement: %+v", got)
+	}
+	if questions() != questionsA || c.preview(sid) != resumeA {
+		t.Fatal("a failed replacement changed the questions or the resume")
+	}
+
+	// B replaces A before the first answer.
+	r = c.upload(sid, "b.md", []byte(resumeB), "")
+	wantOK(t, r)
+	var b interview.UploadResult
+	r.Decode(t, &b)
+	if !b.Replaced || b.Read.Chars != utf8.RuneCountInString(resumeB) {
+		t.Fatalf("upload B: %s", r.Raw)
+	}
+	questionsB := questions()
+	if questionsB == questionsA || !(strings.Contains(questionsB, "React") || strings.Contains(questionsB, "TypeScript") ||
+		strings.Contains(questionsB, "Webpack")) {
+		t.Fatalf("questions after the replacement:\nA: %s\nB: %s", questionsA, questionsB)
+	}
+	if c.preview(sid) != resumeB {
+		t.Fatal("preview does not serve B")
+	}
+	filesB := resumeFiles(t, s)
+	if len(filesB) != 1 || filesB[0] == filesA[0] {
+		t.Fatalf("files after B: %v (A was %v)", filesB, filesA)
+	}
+	if got := restore(); got.Read == nil || *got.Read != b.Read || got.Status != "READY" {
+		t.Fatalf("restore after B: %+v", got)
+	}
+
+	// Answer once; then a replacement is refused and nothing changes.
+	cur := c.do("GET", "/sessions/"+sid+"/current-question", nil)
+	wantOK(t, cur)
+	var q interview.AnswerResp
+	cur.Decode(t, &q)
+	wantOK(t, c.do("POST", "/sessions/"+sid+"/interview/answer-json", map[string]string{"questionNumber": q.QuestionNumber,
+		"answerContent": "I built a React design system with TypeScript and measured the bundle with Webpack."}))
+	before := restore()
+	r = c.upload(sid, "c.txt", []byte("Skills: Rust, Tokio.\nWrote a storage engine.\n"), "")
+	if r.Status != 409 || r.Code != "B000414" || !strings.Contains(r.Message, "can no longer be replaced once the interview has started") {
+		t.Fatalf("replacement after the first answer: %d %s", r.Status, r.Raw)
+	}
+	after := restore()
+	if after.Status != "IN_PROGRESS" || after.CanReplaceResume || after.Current.QuestionNumber != before.Current.QuestionNumber ||
+		*after.Read != *before.Read {
+		t.Fatalf("after the refused replacement: %+v (before %+v)", after, before)
+	}
+	if questions() != questionsB || c.preview(sid) != resumeB || len(resumeFiles(t, s)) != 1 {
+		t.Fatal("a refused replacement changed the questions, the resume or the files")
 	}
 }

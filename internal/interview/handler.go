@@ -54,11 +54,13 @@ type SessionView struct {
 	InterviewType         string `json:"interviewType"`
 	Target                string `json:"target"`
 	ResumeScore           *int   `json:"resumeScore"`
-	Offline               bool   `json:"offline"`
-	CreateTime            string `json:"createTime"`
-	UpdateTime            string `json:"updateTime"`
-	StartTime             string `json:"startTime,omitempty"`
-	EndTime               string `json:"endTime,omitempty"`
+	// Read says what was read from the resume (null before one is stored).
+	Read       *ReadSummary `json:"read"`
+	Offline    bool         `json:"offline"`
+	CreateTime string       `json:"createTime"`
+	UpdateTime string       `json:"updateTime"`
+	StartTime  string       `json:"startTime,omitempty"`
+	EndTime    string       `json:"endTime,omitempty"`
 }
 
 func rfc3339(t *time.Time) string {
@@ -71,7 +73,7 @@ func rfc3339(t *time.Time) string {
 // ViewOf converts s for the API.
 func ViewOf(s Session) SessionView {
 	return SessionView{SessionID: s.ID, Status: s.Status, Flow: s.Flow, CurrentQuestionNumber: s.CurrentNumber,
-		InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore, Offline: s.Offline,
+		InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore, Read: s.Read, Offline: s.Offline,
 		CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
 }
 

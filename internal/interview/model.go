@@ -193,12 +193,31 @@ type Session struct {
 	Target        string
 	ResumeScore   *int
 	ResumeFileID  string
-	Suggestions   []string
-	Offline       bool
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	StartedAt     *time.Time
-	FinishedAt    *time.Time
+	// Read says what was read from the resume; nil before a resume is
+	// stored (and for sessions stored before it was recorded).
+	Read        *ReadSummary
+	Suggestions []string
+	Offline     bool
+	CreatedAt   time.Time
+	UpdatedAt   time.Time
+	StartedAt   *time.Time
+	FinishedAt  *time.Time
+}
+
+// Sources of a resume's text (ReadSummary.Source).
+const (
+	ReadFromText  = "text"  // the file's text (a PDF text layer, TXT or MD)
+	ReadFromOCR   = "ocr"   // every page recognised by OCR
+	ReadFromMixed = "mixed" // some pages from the text layer, some by OCR
+)
+
+// ReadSummary tells the candidate what was read from the uploaded resume,
+// so a badly read file is visible before the interview starts.
+type ReadSummary struct {
+	Chars    int    `json:"chars"`    // characters (runes) of extracted text
+	Pages    int    `json:"pages"`    // pages of a PDF; 0 for TXT/MD
+	Source   string `json:"source"`   // ReadFromText, ReadFromOCR or ReadFromMixed
+	OCRPages int    `json:"ocrPages"` // pages read by OCR
 }
 
 // Question is a main question or a follow-up of a session.

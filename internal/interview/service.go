@@ -45,7 +45,7 @@ type Store interface {
 	PageSessions(ctx context.Context, userID string, p page.Request, f SessionFilter) (page.Result[Session], error)
 	ClaimUpload(ctx context.Context, s Session, hash string, now, staleBefore time.Time) (bool, error)
 	FailUpload(ctx context.Context, id, hash string, now time.Time) error
-	CompleteUpload(ctx context.Context, s Session, f File, qs []Question) (bool, error)
+	CompleteUpload(ctx context.Context, s Session, f File, qs []Question) (replaced []File, won bool, err error)
 	Questions(ctx context.Context, sessionID string) ([]Question, error)
 	StartInterview(ctx context.Context, id string, now time.Time) error
 	TurnByRequest(ctx context.Context, sessionID, requestID string) (Turn, error)
@@ -150,6 +150,19 @@ type UploadResult struct {
 	ResponseTime    int64             `json:"responseTime"`
 	IsSuccess       bool              `json:"isSuccess"`
 	Offline         bool              `json:"offline"`
+	// Read says how much text was read from the file and how.
+	Read ReadSummary `json:"read"`
+	// Replaced reports that this upload replaced an earlier resume of the
+	// session (allowed until the first answer).
+	Replaced bool `json:"replaced"`
+}
+
+// readSummary describes what doctext read from a resume.
+func readSummary(doc doctext.Document) ReadSummary {
+	// Until doctext reports its own counts, every text comes from the text
+	// layer. After the OCR merge: Source = doc.Source, OCRPages =
+	// doc.OCRPages (and Chars = doc.Chars, the same rune count).
+	return ReadSummary{Chars: utf8.RuneCountInString(doc.Text), Pages: doc.Pages, Source: ReadFromText}
 }
 
 func invalidState(format string, args ...any) error {
@@ -159,6 +172,12 @@ func invalidState(format string, args ...any) error {
 // Upload reads a resume (PDF, TXT or MD), extracts the profile and the
 // rubric questions through the invoker and makes the session READY. A
 // double-submitted upload of the same file joins the one in progress.
+//
+// Before the first answer (DRAFT or READY) an upload replaces the previous
+// resume: file, questions, profile, target, score and suggestions are
+// swapped in one transaction, and the old file is removed afterwards. If
+// the new file cannot be read or its extraction fails, the old resume and
+// questions stay and the session stays READY.
 func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget string) (UploadResult, error) {
 	start := time.Now()
 	confirmedTarget = strings.TrimSpace(confirmedTarget)
@@ -174,6 +193,7 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 		return UploadResult{}, err
 	}
 	hash := HashBytes(data, []byte(confirmedTarget))
+	prevFileID := sess.ResumeFileID // the resume this upload replaces, if any
 	owner, err := s.claimUpload(ctx, userID, sess, hash)
 	if err != nil {
 		return UploadResult{}, err
@@ -189,7 +209,8 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	}
 	target := ResolveTarget(confirmedTarget, profile)
 	res := UploadResult{SessionID: sess.ID, Questions: map[string]string{}, Suggestions: map[string]string{},
-		InterviewType: questions.InterviewType, Target: target, IsSuccess: true, Offline: s.provider.Offline()}
+		InterviewType: questions.InterviewType, Target: target, IsSuccess: true, Offline: s.provider.Offline(),
+		Read: readSummary(doc), Replaced: prevFileID != ""}
 	if res.InterviewType == "" {
 		res.InterviewType = target
 	}
@@ -232,10 +253,16 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	sess.ResumeScore = res.ResumeScore
 	sess.Suggestions = suggestions
 	sess.Profile = &profile
+	sess.Read = &res.Read
 	sess.Offline = s.provider.Offline()
 	sess.UpdatedAt = s.now()
-	won, err := s.store.CompleteUpload(context.WithoutCancel(ctx), sess, file, qs)
+	replaced, won, err := s.store.CompleteUpload(context.WithoutCancel(ctx), sess, file, qs)
 	if err == nil && won {
+		// The replaced resume's rows are gone with the commit; its bytes go
+		// now. A failed removal leaves an orphan file, never a broken session.
+		for _, old := range replaced {
+			_ = os.Remove(filepath.Join(s.cfg.UploadDir, old.Path))
+		}
 		return res, nil
 	}
 	_ = os.Remove(filepath.Join(s.cfg.UploadDir, file.Path))
@@ -245,8 +272,10 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 		}
 		return UploadResult{}, err
 	}
-	// Another copy stored the same extraction first.
-	if cur, err := s.store.Session(ctx, userID, sess.ID); err == nil && (cur.Status == SessionReady || cur.Status == SessionInProgress) {
+	// Another copy stored the same extraction first (the resume changed from
+	// the one this upload started from).
+	if cur, err := s.store.Session(ctx, userID, sess.ID); err == nil && (cur.Status == SessionReady || cur.Status == SessionInProgress) &&
+		cur.ResumeFileID != prevFileID {
 		return res, nil
 	}
 	return UploadResult{}, invalidState("the session changed while the resume was processed; reload it")
@@ -272,6 +301,8 @@ func (s *Service) claimUpload(ctx context.Context, userID string, sess Session, 
 			}
 		case sess.Status == SessionResumeUploading:
 			return false, invalidState("another resume is being processed for this session; wait for it to finish")
+		case sess.Status == SessionInProgress || sess.Status == SessionFinished:
+			return false, invalidState("the resume can no longer be replaced once the interview has started; start a new interview to use another resume")
 		default:
 			return false, invalidState("a resume can be uploaded only before the interview starts (session is %s)", sess.Status)
 		}
@@ -734,6 +765,11 @@ type Restore struct {
 	Suggestions   map[string]string `json:"suggestions"`
 	Current       AnswerResp        `json:"current"`
 	Offline       bool              `json:"offline"`
+	// Read says what was read from the resume (null before one is stored).
+	Read *ReadSummary `json:"read"`
+	// CanReplaceResume is true until the interview starts: an upload now
+	// replaces the resume and regenerates the questions.
+	CanReplaceResume bool `json:"canReplaceResume"`
 }
 
 // Restore returns what a client needs to continue a session.
@@ -745,7 +781,8 @@ func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restor
 	return Restore{SessionID: st.sess.ID, Status: st.sess.Status,
 		CanResume:     (st.sess.Status == SessionReady || st.sess.Status == SessionInProgress) && st.sess.Flow != FlowCompleted,
 		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
-		Current: s.currentResp(st), Offline: st.sess.Offline}, nil
+		Current: s.currentResp(st), Offline: st.sess.Offline, Read: st.sess.Read,
+		CanReplaceResume: st.sess.Status == SessionReady}, nil
 }
 
 // MainQuestions returns {number: text} of the main questions.

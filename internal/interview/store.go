@@ -20,26 +20,30 @@ import (
 var errSessionMissing = apperr.NotFound("interview session").WithCode(apperr.CodeSessionMissing)
 
 type sessionRow struct {
-	ID            string `gorm:"primaryKey"`
-	UserID        string
-	Status        string
-	Flow          string
-	FlowVersion   int64
-	FlowRequestID string
-	FlowUpdatedAt *time.Time
-	UploadHash    string
-	CurrentNumber string
-	InterviewType string
-	Target        string
-	ResumeScore   *int
-	ResumeFileID  string
-	Suggestions   *string
-	Profile       *string
-	Offline       bool
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	StartedAt     *time.Time
-	FinishedAt    *time.Time
+	ID             string `gorm:"primaryKey"`
+	UserID         string
+	Status         string
+	Flow           string
+	FlowVersion    int64
+	FlowRequestID  string
+	FlowUpdatedAt  *time.Time
+	UploadHash     string
+	CurrentNumber  string
+	InterviewType  string
+	Target         string
+	ResumeScore    *int
+	ResumeFileID   string
+	ResumeChars    int
+	ResumePages    int
+	ResumeSource   string
+	ResumeOCRPages int `gorm:"column:resume_ocr_pages"`
+	Suggestions    *string
+	Profile        *string
+	Offline        bool
+	CreatedAt      time.Time
+	UpdatedAt      time.Time
+	StartedAt      *time.Time
+	FinishedAt     *time.Time
 }
 
 func (sessionRow) TableName() string { return "interview_sessions" }
@@ -134,6 +138,9 @@ func toSessionRow(s Session) sessionRow {
 	if s.Profile != nil {
 		r.Profile = jsonText(s.Profile)
 	}
+	if s.Read != nil {
+		r.ResumeChars, r.ResumePages, r.ResumeSource, r.ResumeOCRPages = s.Read.Chars, s.Read.Pages, s.Read.Source, s.Read.OCRPages
+	}
 	return r
 }
 
@@ -144,6 +151,9 @@ func (r sessionRow) toSession() Session {
 		ResumeFileID: r.ResumeFileID, Offline: r.Offline, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	fromJSON(r.Suggestions, &s.Suggestions)
+	if r.ResumeSource != "" {
+		s.Read = &ReadSummary{Chars: r.ResumeChars, Pages: r.ResumePages, Source: r.ResumeSource, OCRPages: r.ResumeOCRPages}
+	}
 	if r.Profile != nil {
 		var p Profile
 		fromJSON(r.Profile, &p)
@@ -301,32 +311,55 @@ func (st *GormStore) ClaimUpload(ctx context.Context, s Session, hash string, no
 	return res.RowsAffected == 1, nil
 }
 
-// FailUpload returns a session whose extraction failed to DRAFT.
+// FailUpload ends an upload whose extraction failed: the session goes
+// back to READY when it still has a previous resume (a failed replacement
+// keeps the old resume and questions), else to DRAFT.
 func (st *GormStore) FailUpload(ctx context.Context, id, hash string, now time.Time) error {
+	back := gorm.Expr("CASE WHEN resume_file_id = '' THEN ? ELSE ? END", SessionDraft, SessionReady)
 	return st.db.WithContext(ctx).Model(&sessionRow{}).
 		Where("id = ? AND status = ? AND upload_hash = ?", id, SessionResumeUploading, hash).
-		Updates(map[string]any{"status": SessionDraft, "upload_hash": "", "flow_version": gorm.Expr("flow_version + 1"),
+		Updates(map[string]any{"status": back, "upload_hash": "", "flow_version": gorm.Expr("flow_version + 1"),
 			"flow_updated_at": now, "updated_at": now}).Error
 }
 
 // CompleteUpload stores the file and questions and makes the session READY,
-// if it is still uploading hash.
-func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs []Question) (bool, error) {
-	won := false
-	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
+// if it is still uploading hash. A previous resume of the session (a
+// replacement before the first answer) is replaced in the same
+// transaction: its file rows are deleted and returned, so that the caller
+// removes their bytes once the new ones are committed.
+func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs []Question) (replaced []File, won bool, err error) {
+	var read ReadSummary
+	if s.Read != nil {
+		read = *s.Read
+	}
+	err = db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
+		replaced, won = nil, false // a retried transaction starts over
 		now := s.UpdatedAt
 		res := tx.Model(&sessionRow{}).
 			Where("id = ? AND status = ? AND upload_hash = ?", s.ID, SessionResumeUploading, s.UploadHash).
 			Updates(map[string]any{"status": SessionReady, "flow": FlowAsking, "flow_version": gorm.Expr("flow_version + 1"),
 				"flow_request_id": "", "flow_updated_at": now, "upload_hash": "", "current_number": s.CurrentNumber,
 				"interview_type": s.InterviewType, "target": s.Target, "resume_score": s.ResumeScore,
-				"resume_file_id": f.ID, "suggestions": jsonText(s.Suggestions), "profile": jsonText(s.Profile),
+				"resume_file_id": f.ID, "resume_chars": read.Chars, "resume_pages": read.Pages, "resume_source": read.Source,
+				"resume_ocr_pages": read.OCRPages, "suggestions": jsonText(s.Suggestions), "profile": jsonText(s.Profile),
 				"offline": s.Offline, "updated_at": now})
 		if res.Error != nil {
 			return res.Error
 		}
 		if res.RowsAffected != 1 {
 			return nil // someone else completed or reset it
+		}
+		var old []fileRow
+		if err := tx.Where("session_id = ?", s.ID).Find(&old).Error; err != nil {
+			return err
+		}
+		if len(old) > 0 {
+			if err := tx.Where("session_id = ?", s.ID).Delete(&fileRow{}).Error; err != nil {
+				return err
+			}
+		}
+		for _, r := range old {
+			replaced = append(replaced, r.toFile())
 		}
 		fr := fileRow{ID: f.ID, UserID: f.UserID, SessionID: f.SessionID, Filename: f.Filename, MIME: f.MIME, Size: f.Size,
 			SHA256: f.SHA256, Path: f.Path, Text: strPtr(f.Text), CreatedAt: f.CreatedAt}
@@ -347,9 +380,9 @@ func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs [
 		return nil
 	})
 	if err != nil {
-		return false, fmt.Errorf("complete upload: %w", err)
+		return nil, false, fmt.Errorf("complete upload: %w", err)
 	}
-	return won, nil
+	return replaced, won, nil
 }
 
 // Questions lists a session's questions in asking order.
@@ -497,8 +530,12 @@ func (st *GormStore) File(ctx context.Context, userID, id string) (File, error) 
 	if err != nil {
 		return File{}, fmt.Errorf("load file: %w", err)
 	}
+	return r.toFile(), nil
+}
+
+func (r fileRow) toFile() File {
 	return File{ID: r.ID, UserID: r.UserID, SessionID: r.SessionID, Filename: r.Filename, MIME: r.MIME, Size: r.Size,
-		SHA256: r.SHA256, Path: r.Path, Text: deref(r.Text), CreatedAt: r.CreatedAt}, nil
+		SHA256: r.SHA256, Path: r.Path, Text: deref(r.Text), CreatedAt: r.CreatedAt}
 }
 
 // normalizeStatus upper-cases a status filter.

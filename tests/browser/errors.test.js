@@ -37,6 +37,8 @@ async function interviewAtQuestion1(page) {
     localStorage.removeItem('aimeeting.user');
   }, token);
   await page.goto(`${base}/#/interview/s/${sid}`);
+  // A READY session opens on the ready screen; Begin starts the interview.
+  await page.getByRole('button', { name: 'Begin the interview' }).click();
   await page.locator('.question-text').waitFor();
   return { sid, H };
 }

@@ -69,6 +69,8 @@ test('voice answer: live transcription from the microphone shows the words', { t
     localStorage.setItem('aimeeting.user', JSON.stringify(user));
   }, [token, { id: me.id, username: me.username, isAdmin: me.isAdmin }]);
   await page.goto(`${base}/#/interview/s/${sid}`);
+  // A READY session opens on the ready screen; Begin starts the interview.
+  await page.getByRole('button', { name: 'Begin the interview' }).click();
   await page.locator('.question-text').waitFor();
 
   const answer = page.getByLabel('Your answer');

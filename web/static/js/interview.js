@@ -18,6 +18,28 @@ function randomId() {
 
 function mainNo(qn) { return parseInt(String(qn).split('-')[0], 10) || 0; }
 
+// Resume uploads: PDF, TXT, MD, and photos or scans of a resume (read by OCR).
+const RESUME_ACCEPT = '.pdf,.txt,.md,application/pdf,text/plain,text/markdown,image/jpeg,image/png,image/webp';
+const MAX_RESUME_BYTES = 20 * 1024 * 1024;
+
+/** "2 431" (narrow no-break space between thousands). */
+function fmtCount(n) { return Number(n || 0).toLocaleString('en-US').replace(/,/g, '\u202f'); }
+
+/** What the server read from the resume, as a sentence ("" when unknown). */
+export function readSummaryText(read) {
+  if (!read || !read.source) return '';
+  const n = fmtCount(read.chars);
+  const pages = read.pages ? ` from ${read.pages} page${read.pages === 1 ? '' : 's'}` : '';
+  if (read.source === 'ocr') return `Read ${n} characters${pages} by OCR`;
+  if (read.source === 'mixed') return `Read ${n} characters${pages} (text layer, ${read.ocrPages} page${read.ocrPages === 1 ? '' : 's'} by OCR)`;
+  return read.pages ? `Read ${n} characters${pages} (text layer)` : `Read ${n} characters (plain text)`;
+}
+
+/** Sorted texts of a {no: text} map. */
+function numberedTexts(m) {
+  return Object.entries(m || {}).sort((a, b) => Number(a[0]) - Number(b[0])).map(([, t]) => t);
+}
+
 /** #/interview, #/interview/s/{sid}, #/interview/report/{sid} */
 export async function interviewView(root, params) {
   document.title = 'Interview · AI-Meeting';
@@ -116,15 +138,23 @@ async function sessionView(root, sid, onCleanup) {
     uploadStep(root, sid, onCleanup);
     return;
   }
+  if (restore.status === 'READY') {
+    let questions = {};
+    try { questions = await api(`${P}/sessions/${enc(sid)}/interview/questions`); } catch { /* shown as a count of 0 */ }
+    readyStep(root, sid, onCleanup, {
+      direction: restore.interviewType, resumeScore: restore.resumeScore, suggestions: restore.suggestions,
+      read: restore.read, offline: restore.offline, questions, canReplace: restore.canReplaceResume,
+    });
+    return;
+  }
   await questionStep(root, sid, onCleanup, restore);
 }
 
 function uploadStep(root, sid, onCleanup) {
   const alert = alertBox();
-  const file = h('input', { type: 'file', name: 'resumePdf', accept: '.pdf,.txt,.md,application/pdf,text/plain,text/markdown', required: true });
+  const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT, required: true });
   const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: 'e.g. backend engineer' });
   const submit = h('button.btn.btn-primary', { type: 'submit' }, 'Upload and prepare questions');
-  const result = h('div', { 'aria-live': 'polite' });
   const form = h('form.stack',
     field('Resume (PDF, TXT or MD, up to 20 MB)', file).wrap,
     field('Target role (optional)', target, 'Leave empty to let the interviewer infer it from your resume.').wrap,
@@ -134,35 +164,97 @@ function uploadStep(root, sid, onCleanup) {
     alert.clear();
     const f = file.files[0];
     if (!f) { alert.info('Choose your resume file first.'); file.focus(); return; }
-    if (f.size > 20 * 1024 * 1024) { alert.info('That file is larger than 20 MB.'); return; }
+    if (f.size > MAX_RESUME_BYTES) { alert.info('That file is larger than 20 MB.'); return; }
     await busy(submit, async () => {
       const fd = new FormData();
       fd.append('resumePdf', f);
       if (target.value.trim()) fd.append('confirmedTarget', target.value.trim());
       try {
         const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/interview-questions`, { method: 'POST', form: fd }), alert);
-        const d = r.data;
-        const begin = h('button.btn.btn-primary', { type: 'button', onclick: () => navigate(`/interview/s/${enc(sid)}`) }, 'Begin the interview');
-        clear(result, h('section.card.summary',
-          h('h2', 'Your interview is ready', d.offline ? offlineBadge() : null),
-          h('dl.facts',
-            h('dt', 'Direction'), h('dd', d.target || d.interviewType || '—'),
-            h('dt', 'Resume score'), h('dd', scoreText(d.resumeScore)),
-            h('dt', 'Questions'), h('dd', String(d.questionCount))),
-          suggestionsList(d.suggestions),
-          begin));
-        form.hidden = true;
-        begin.focus();
+        readyStep(root, sid, onCleanup, readyInfo(r.data));
       } catch (e) { alert.error(e); }
     }, 'Reading your resume…');
   });
   clear(root, h('section.card', h('h1', 'Upload your resume'),
-    h('p.muted', 'The interviewer reads it and prepares 5 to 8 questions about your experience.'), form), result);
+    h('p.muted', 'The interviewer reads it and prepares 5 to 8 questions about your experience.'), form));
   file.focus();
 }
 
+/** The ready screen's data from an upload response. */
+function readyInfo(d) {
+  return {
+    direction: d.target || d.interviewType, resumeScore: d.resumeScore, suggestions: d.suggestions,
+    read: d.read, offline: d.offline, questions: d.questions, canReplace: true,
+  };
+}
+
+/**
+ * The "ready" screen: what was read from the resume, direction, score,
+ * the questions, and — until the interview begins — "Replace resume",
+ * which re-uploads and shows the regenerated questions.
+ */
+function readyStep(root, sid, onCleanup, info) {
+  const questions = numberedTexts(info.questions);
+  const readText = readSummaryText(info.read);
+  const little = info.read && info.read.source && info.read.chars < 400;
+  const title = h('h1', { tabindex: '-1' }, 'Your interview is ready', info.offline ? offlineBadge() : null);
+  const begin = h('button.btn.btn-primary', { type: 'button' }, 'Begin the interview');
+  begin.addEventListener('click', () => {
+    window.scrollTo(0, 0);
+    questionStep(root, sid, onCleanup, { offline: info.offline, interviewType: info.direction });
+  });
+  const summary = h('section.card.summary',
+    title,
+    readText ? h(little ? 'p.read-summary.read-little' : 'p.read-summary', { 'aria-live': 'polite' }, h('span.read-text', readText),
+      little ? h('span.read-hint', ' — that is little for a resume; check the file, or replace it below.') : null) : null,
+    h('dl.facts',
+      h('dt', 'Direction'), h('dd', info.direction || '—'),
+      h('dt', 'Resume score'), h('dd', scoreText(info.resumeScore)),
+      h('dt', 'Questions'), h('dd', String(questions.length))),
+    questions.length ? h('details.question-preview', h('summary', `Preview the ${questions.length} questions`),
+      h('ol', ...questions.map((t) => h('li', t)))) : null,
+    suggestionsList(info.suggestions),
+    h('div.row', begin));
+
+  let replaceCard = null;
+  if (info.canReplace) {
+    const alert = alertBox();
+    const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT });
+    const submit = h('button.btn', { type: 'submit' }, 'Replace resume');
+    const form = h('form.stack',
+      field('New resume (PDF, TXT, MD or a photo, up to 20 MB)', file).wrap,
+      alert.el, h('div.row', submit));
+    form.addEventListener('submit', async (ev) => {
+      ev.preventDefault();
+      alert.clear();
+      const f = file.files[0];
+      if (!f) { alert.info('Choose the new resume file first.'); file.focus(); return; }
+      if (f.size > MAX_RESUME_BYTES) { alert.info('That file is larger than 20 MB.'); return; }
+      await busy(submit, async () => {
+        const fd = new FormData();
+        fd.append('resumePdf', f);
+        try {
+          const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/interview-questions`, { method: 'POST', form: fd }), alert);
+          readyStep(root, sid, onCleanup, readyInfo(r.data));
+          toast('Resume replaced: the questions were prepared again from the new file.', 'success');
+        } catch (e) {
+          alert.error(e);
+          // The interview was started elsewhere: replacing is over.
+          if (e instanceof ApiError && e.status === 409 && /started/.test(e.message || '')) form.hidden = true;
+        }
+      }, 'Reading your resume…');
+    });
+    replaceCard = h('section.card.replace-card',
+      h('h2', 'Wrong file? Replace your resume'),
+      h('p.muted', 'Until you begin, a new upload replaces this resume and the questions are prepared again. Once the interview has started the resume stays.'),
+      form);
+  }
+  clear(root, summary, replaceCard);
+  title.focus();
+}
+
 function suggestionsList(sugg) {
-  const items = Object.entries(sugg || {}).sort((a, b) => Number(a[0]) - Number(b[0])).map(([, t]) => t);
+  const items = numberedTexts(sugg);
   if (!items.length) return null;
   return h('div', h('h3', 'Resume suggestions'), h('ul', ...items.map((t) => h('li', t))));
 }
