@@ -3,6 +3,7 @@ package interview_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -53,6 +54,36 @@ func TestServiceUpload(t *testing.T) {
 		wantKind(t, err, apperr.KindConflict, apperr.CodeInvalidState)
 		if got := e.model.Calls(interview.StageProfile); got != 2 {
 			t.Fatalf("profile calls = %d, want 2", got)
+		}
+	})
+}
+
+// The extraction's output is bounded and completed: at most 8 questions,
+// the interview type defaults to the target, suggestions are deduplicated
+// and the profile's resume score is used when the extraction has none.
+func TestServiceUploadNormalizesExtraction(t *testing.T) {
+	each(t, func(t *testing.T, gdb *gorm.DB) {
+		e := newEnv(t, gdb)
+		e.setReply(interview.StageExtraction, func(llmtest.RecordedRequest) llmtest.Reply {
+			var qs []string
+			for i := range 9 {
+				qs = append(qs, fmt.Sprintf(`{"content":"Question %d?","anchors":[{"name":"core","weight":100,"core":true}]}`, i+1))
+			}
+			return llmtest.Reply{Content: `{"questions":[` + strings.Join(qs, ",") + `],"suggestions":["quantify your impact.","Add tests."]}`}
+		})
+		s := e.session("u1")
+		res, err := e.svc.Upload(context.Background(), "u1", s.ID, "r.txt", []byte(resumeText), "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.QuestionCount != 8 || res.Questions["8"] != "Question 8?" || res.Questions["9"] != "" {
+			t.Fatalf("questions = %v", res.Questions)
+		}
+		if res.InterviewType != "backend engineer" || res.Target != "backend engineer" || *res.ResumeScore != 72 {
+			t.Fatalf("type %q target %q score %d, want the profile's", res.InterviewType, res.Target, *res.ResumeScore)
+		}
+		if res.SuggestionCount != 2 || res.Suggestions["2"] != "Add tests." {
+			t.Fatalf("suggestions = %v, want the duplicate dropped", res.Suggestions)
 		}
 	})
 }
@@ -455,7 +486,7 @@ func TestServiceAnswerConcurrentCopies(t *testing.T) {
 		// Same instance: joins the flight, which outlasts its wait: 202.
 		_, err := e.svc.Answer(ctx, "u1", s.ID, in)
 		var still *interview.ErrStillEvaluating
-		if !errors.As(err, &still) || still.Resp.Status != "evaluating" || still.Resp.RequestID != "req-1" {
+		if !errors.As(err, &still) || still.Resp.Status != "evaluating" || still.Resp.RequestID != "req-1" || still.Error() == "" {
 			t.Fatalf("joined copy: %v, want ErrStillEvaluating", err)
 		}
 		// A different answer to the question being evaluated: 409.
