@@ -3,7 +3,6 @@ package main
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"net"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/interview/interviewtest"
 	"github.com/xunzhi-ai/aimeeting/internal/llm/llmtest"
 )
 
@@ -42,14 +42,14 @@ type modelCall struct {
 }
 
 // fakeModel is an OpenAI-compatible model that plays every interview stage
-// (as in internal/interview/e2e_test.go) with realistic latencies. It is
+// (the tests' interviewtest.Model) with realistic latencies. It is
 // llmtest.Server behind a small reverse proxy on a fixed address: the proxy
 // learns which instance called (path /appN/v1/...) and when the call ended.
 type fakeModel struct {
-	lat map[string]latency
-	srv *llmtest.Server
-	ln  net.Listener
-	hs  *http.Server
+	model *interviewtest.Model
+	srv   *llmtest.Server
+	ln    net.Listener
+	hs    *http.Server
 
 	mu    sync.Mutex // protects calls
 	calls []*modelCall
@@ -58,13 +58,14 @@ type fakeModel struct {
 var instancePath = regexp.MustCompile(`^/(app\d+)(/v1/.*)$`)
 
 func startModel(addr string, evalLatency latency) (*fakeModel, error) {
-	m := &fakeModel{lat: map[string]latency{
+	lat := map[string]latency{
 		interview.StageProfile:    {200 * time.Millisecond, 600 * time.Millisecond},
 		interview.StageExtraction: {500 * time.Millisecond, 1500 * time.Millisecond},
 		interview.StageEvaluation: evalLatency,
 		interview.StageReview:     evalLatency,
 		interview.StageFollowUp:   {200 * time.Millisecond, 700 * time.Millisecond},
-	}}
+	}
+	m := &fakeModel{model: &interviewtest.Model{Latency: func(stage string) time.Duration { return lat[stage].draw() }}}
 	m.srv = llmtest.Start(llmtest.WithResponder(m.reply))
 	target, _ := url.Parse(strings.TrimSuffix(m.srv.URL(), "/v1"))
 	proxy := httputil.NewSingleHostReverseProxy(target)
@@ -127,33 +128,15 @@ func (m *fakeModel) Calls() []modelCall {
 	return out
 }
 
-func stageOf(req llmtest.RecordedRequest) string {
-	sys := req.SystemPrompt()
-	switch {
-	case strings.Contains(sys, "senior technical recruiter"):
-		return interview.StageProfile
-	case strings.Contains(sys, "designing a technical interview"):
-		return interview.StageExtraction
-	case strings.Contains(sys, "strict, fair technical interviewer"):
-		var in interview.EvaluationInput
-		_ = json.Unmarshal([]byte(req.LastUserMessage()), &in)
-		if in.Review {
-			return interview.StageReview
-		}
-		return interview.StageEvaluation
-	case strings.Contains(sys, "Write ONE follow-up question"):
-		return interview.StageFollowUp
-	}
-	return "unknown"
-}
-
-// reply answers like a real model would, from the prompt's JSON input.
-// Answers containing WEAK are partial on the core anchor (a follow-up);
-// UNSURE gives a low confidence (a second review).
+// reply answers as the shared fake interview model does, after recording
+// the call's stage and identity (stage + hash of the prompt's user message:
+// the business flight).
 func (m *fakeModel) reply(req llmtest.RecordedRequest) llmtest.Reply {
-	user := req.LastUserMessage()
-	stage := stageOf(req)
-	sum := sha256.Sum256([]byte(user))
+	stage := req.Stage()
+	if stage == "" {
+		stage = "unknown"
+	}
+	sum := sha256.Sum256([]byte(req.LastUserMessage()))
 	m.mu.Lock()
 	var id int
 	fmt.Sscan(req.Header.Get("X-Loadgen-Call"), &id)
@@ -161,49 +144,5 @@ func (m *fakeModel) reply(req llmtest.RecordedRequest) llmtest.Reply {
 		m.calls[id].Stage, m.calls[id].Identity = stage, stage+"|"+hex.EncodeToString(sum[:8])
 	}
 	m.mu.Unlock()
-	delay := m.lat[stage].draw()
-	switch stage {
-	case interview.StageProfile:
-		return llmtest.Reply{Delay: delay, Content: `{"skills":["Go","MySQL","Redis"],"skillEvidence":[{"skill":"Go","evidence":"Go services"}],
-			"roleHypotheses":[{"target":"backend engineer","evidence":"Go services","confidence":"0.8"}],
-			"resumeScore":"72","resumeSuggestions":["Quantify your impact."],"projectQuestionHints":["payment service"],"resumeType":"backend"}`}
-	case interview.StageExtraction:
-		var qs []string
-		for i := 1; i <= 5; i++ {
-			qs = append(qs, fmt.Sprintf(`{"content":"Question %d: how does topic %d work?","anchors":[
-				{"name":"core idea %d","weight":60,"core":true,"acceptableStatements":["explains topic %d"]},
-				{"name":"trade-offs","weight":40,"core":false,"acceptableStatements":["names a trade-off"]}],
-				"commonMistakes":["confuses it"],"followUpStrategy":"What would you change for topic %d?","rubricVersion":1}`, i, i, i, i, i))
-		}
-		return llmtest.Reply{Delay: delay, Content: `{"questions":[` + strings.Join(qs, ",") +
-			`],"suggestions":["Add links to code."],"interviewType":"backend engineer","resumeScore":75}`}
-	case interview.StageEvaluation, interview.StageReview:
-		var in interview.EvaluationInput
-		_ = json.Unmarshal([]byte(user), &in)
-		core, conf := "met", 0.95
-		if strings.Contains(in.Answer, "WEAK") {
-			core = "partial"
-		}
-		if strings.Contains(in.Answer, "UNSURE") && !in.Review {
-			conf = 0.4
-		}
-		var dims []string
-		for _, d := range interview.Dimensions {
-			st := "met"
-			if core == "partial" && (d == "completeness" || d == "depth") {
-				st = "partial"
-			}
-			dims = append(dims, fmt.Sprintf(`{"id":%q,"status":%q,"evidence":"said so","confidence":%.2f}`, d, st, conf))
-		}
-		anchor := "core idea"
-		if len(in.Question.Anchors) > 0 {
-			anchor = in.Question.Anchors[0].Name
-		}
-		anchors := fmt.Sprintf(`[{"name":%q,"status":%q,"evidence":"e"},{"name":"trade-offs","status":"met","evidence":"e"}]`, anchor, core)
-		return llmtest.Reply{Delay: delay, Content: `{"result":{"dimensions":[` + strings.Join(dims, ",") + `],"anchors":` + anchors +
-			`,"score":88,"feedback":"Clear answer about the topic.","missingPoints":["an example"]}}`}
-	case interview.StageFollowUp:
-		return llmtest.Reply{Delay: delay, Content: `{"followUp":"Could you go deeper into the core idea?","endInterview":false}`}
-	}
-	return llmtest.ErrorReply(400, "unexpected stage", "invalid_request_error")
+	return m.model.Reply(req)
 }

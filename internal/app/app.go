@@ -126,7 +126,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 
 	offline.Register(a.offline)
 	interviews, err := interview.NewService(interview.NewGormStore(a.db), a.invoker, a.aiConfigs.Default().Provider,
-		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes")})
+		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log})
 	if err != nil {
 		return nil, err
 	}

@@ -2,7 +2,6 @@ package interview_test
 
 import (
 	"bytes"
-	"encoding/json"
 	"fmt"
 	"io"
 	"io/fs"
@@ -18,6 +17,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/doctext/doctexttest"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/interview/interviewtest"
 	"github.com/xunzhi-ai/aimeeting/internal/llm/llmtest"
 	"github.com/xunzhi-ai/aimeeting/internal/servertest"
 	"github.com/xunzhi-ai/aimeeting/internal/testenv"
@@ -25,87 +25,14 @@ import (
 
 const api = "/api/xunzhi/v1"
 
-// fakeInterviewer plays every interview stage as a real model would, from
-// the JSON inputs of the prompts. Answers containing "WEAK" are judged
-// partial on the core anchor (earning a follow-up); "FAIL" makes the model
-// return HTTP 500.
-type fakeInterviewer struct {
-	evaluations atomic.Int64
-	demeanors   atomic.Int64
-	failing     atomic.Bool
-	evalDelay   time.Duration
-}
-
-func stageOf(req llmtest.RecordedRequest) string {
-	sys := req.SystemPrompt()
-	switch {
-	case strings.Contains(sys, "senior technical recruiter"):
-		return interview.StageProfile
-	case strings.Contains(sys, "designing a technical interview"):
-		return interview.StageExtraction
-	case strings.Contains(sys, "strict, fair technical interviewer"):
-		return interview.StageEvaluation
-	case strings.Contains(sys, "Write ONE follow-up question"):
-		return interview.StageFollowUp
-	case strings.Contains(sys, "demeanor from a webcam photo"):
-		return interview.StageDemeanor
+// slowEvaluation is a model latency: d for evaluations, none otherwise.
+func slowEvaluation(d time.Duration) func(stage string) time.Duration {
+	return func(stage string) time.Duration {
+		if stage == interview.StageEvaluation {
+			return d
+		}
+		return 0
 	}
-	return ""
-}
-
-func (f *fakeInterviewer) reply(req llmtest.RecordedRequest) llmtest.Reply {
-	user := req.LastUserMessage()
-	switch stageOf(req) {
-	case interview.StageProfile:
-		return llmtest.Reply{Content: `{"skills":["Go","MySQL","Redis"],"skillEvidence":[{"skill":"Go","evidence":"Go services"}],
-			"roleHypotheses":[{"target":"backend engineer","evidence":"Go services","confidence":"0.8"}],
-			"resumeScore":"72","resumeSuggestions":["Quantify your impact."],"projectQuestionHints":["payment service"],"resumeType":"backend"}`}
-	case interview.StageExtraction:
-		var qs []string
-		for i := 1; i <= 5; i++ {
-			qs = append(qs, fmt.Sprintf(`{"content":"Question %d: how does topic %d work?","anchors":[
-				{"name":"core idea %d","weight":60,"core":true,"acceptableStatements":["explains topic %d"]},
-				{"name":"trade-offs","weight":40,"core":false,"acceptableStatements":["names a trade-off"]}],
-				"commonMistakes":["confuses it"],"followUpStrategy":"What would you change for topic %d?","rubricVersion":1}`, i, i, i, i, i))
-		}
-		// Fenced, with prose around: parsing must be lenient.
-		return llmtest.Reply{Content: "Here you go:\n```json\n{\"questions\":[" + strings.Join(qs, ",") +
-			"],\"suggestions\":[\"Add links to code.\"],\"interviewType\":\"backend engineer\",\"resumeScore\":75}\n```\nGood luck!"}
-	case interview.StageEvaluation:
-		f.evaluations.Add(1)
-		if f.failing.Load() {
-			return llmtest.Reply{Status: 500, ErrorBody: `{"error":{"message":"upstream overloaded"}}`}
-		}
-		var in interview.EvaluationInput
-		_ = json.Unmarshal([]byte(user), &in)
-		core := "met"
-		if strings.Contains(in.Answer, "WEAK") {
-			core = "partial"
-		}
-		dims := []string{}
-		for _, d := range interview.Dimensions {
-			st := "met"
-			if core == "partial" && (d == "completeness" || d == "depth") {
-				st = "partial"
-			}
-			dims = append(dims, fmt.Sprintf(`{"id":%q,"status":%q,"evidence":"said so","confidence":0.95}`, d, st))
-		}
-		anchors := fmt.Sprintf(`[{"name":%q,"status":%q,"evidence":"e"},{"name":"trade-offs","status":"met","evidence":"e"}]`,
-			in.Question.Anchors[0].Name, core)
-		return llmtest.Reply{Delay: f.evalDelay, Content: `{"result":{"dimensions":[` + strings.Join(dims, ",") + `],"anchors":` + anchors +
-			`,"score":88,"feedback":"Clear answer about the topic.","missingPoints":["an example"]}}`}
-	case interview.StageFollowUp:
-		return llmtest.Reply{Content: `{"followUp":"Could you go deeper into the core idea?","endInterview":false}`}
-	case interview.StageDemeanor:
-		f.demeanors.Add(1)
-		if len(req.Messages) < 2 || len(req.Messages[len(req.Messages)-1].Images) != 1 ||
-			!strings.HasPrefix(req.Messages[len(req.Messages)-1].Images[0], "data:image/png;base64,") {
-			return llmtest.ErrorReply(400, "expected one PNG image part", "invalid_request_error")
-		}
-		// A 0-10 scale answer: the backend must scale it to 0-100.
-		return llmtest.Reply{Content: `{"panicLevel":8,"seriousnessLevel":9,"emoticonHandling":7,"compositeScore":8}`}
-	}
-	return llmtest.ErrorReply(400, "unexpected stage", "invalid_request_error")
 }
 
 type client struct {
@@ -200,8 +127,8 @@ func (c *client) runInterview(sid string, answerFor func(no string) string) []in
 }
 
 func TestInterviewEndToEndWithModel(t *testing.T) {
-	fake := &fakeInterviewer{}
-	model := llmtest.NewServer(t, llmtest.WithResponder(fake.reply))
+	fake := &interviewtest.Model{}
+	model := llmtest.NewServer(t, llmtest.WithResponder(fake.Reply))
 	s := servertest.Start(t, "", "AI_PROVIDER=openai", "AI_OPENAI_BASE_URL="+model.URL(), "AI_OPENAI_API_KEY=sk-test", "AI_OPENAI_MODEL=fake-gpt")
 	c := MustClient(t, s.URL, "alice")
 	sid := c.newSession()
@@ -240,8 +167,8 @@ func TestInterviewEndToEndWithModel(t *testing.T) {
 	if !answers[len(answers)-1].Finished {
 		t.Fatal("last answer not finished")
 	}
-	if fake.evaluations.Load() != 6 {
-		t.Fatalf("evaluations = %d, want one per answer (6)", fake.evaluations.Load())
+	if fake.Calls(interview.StageEvaluation) != 6 {
+		t.Fatalf("evaluations = %d, want one per answer (6)", fake.Calls(interview.StageEvaluation))
 	}
 	// Score: all main answers scored by rules (weights 30/25/20/15/10).
 	r = c.do("GET", "/sessions/"+sid+"/interview/score", nil)
@@ -256,8 +183,8 @@ func TestInterviewEndToEndWithModel(t *testing.T) {
 	wantOK(t, r)
 	var replay interview.AnswerResp
 	r.Decode(t, &replay)
-	if replay.QuestionNumber != "1" || *replay.Score != *answers[0].Score || fake.evaluations.Load() != 6 {
-		t.Fatalf("replay = %+v, evaluations %d", replay, fake.evaluations.Load())
+	if replay.QuestionNumber != "1" || *replay.Score != *answers[0].Score || fake.Calls(interview.StageEvaluation) != 6 {
+		t.Fatalf("replay = %+v, evaluations %d", replay, fake.Calls(interview.StageEvaluation))
 	}
 	// The resume can be previewed by its owner only.
 	resp, err := http.Get(s.URL + api + "/interview/sessions/" + sid + "/resume/preview")
@@ -313,8 +240,8 @@ func TestInterviewEndToEndOffline(t *testing.T) {
 // scored, the others get 409 with the current question.
 func TestDuplicateStormAcrossInstances(t *testing.T) {
 	testenv.Redis(t)
-	fake := &fakeInterviewer{evalDelay: 1500 * time.Millisecond}
-	model := llmtest.NewServer(t, llmtest.WithResponder(fake.reply))
+	fake := &interviewtest.Model{Latency: slowEvaluation(1500 * time.Millisecond)}
+	model := llmtest.NewServer(t, llmtest.WithResponder(fake.Reply))
 	dsn := testenv.MySQL(t)
 	env := []string{"AI_PROVIDER=openai", "AI_OPENAI_BASE_URL=" + model.URL(), "AI_OPENAI_API_KEY=sk-test",
 		"DATABASE_DRIVER=mysql", "DATABASE_DSN=" + dsn, "REDIS_ADDRS=" + testenv.RedisAddr(),
@@ -369,7 +296,7 @@ func TestDuplicateStormAcrossInstances(t *testing.T) {
 			t.Fatalf("copy %d: status %d data %s; copy 0: %s", i, statuses[i], raws[i], raws[0])
 		}
 	}
-	if got := fake.evaluations.Load(); got != 1 {
+	if got := fake.Calls(interview.StageEvaluation); got != 1 {
 		t.Fatalf("evaluation calls = %d, want exactly 1", got)
 	}
 
@@ -411,15 +338,15 @@ func TestDuplicateStormAcrossInstances(t *testing.T) {
 // A model failure during evaluation keeps the stored answer and the
 // question; the same request succeeds when retried.
 func TestModelFailureKeepsAnswerAndAllowsRetry(t *testing.T) {
-	fake := &fakeInterviewer{}
-	model := llmtest.NewServer(t, llmtest.WithResponder(fake.reply))
+	fake := &interviewtest.Model{}
+	model := llmtest.NewServer(t, llmtest.WithResponder(fake.Reply))
 	s := servertest.Start(t, "", "AI_PROVIDER=openai", "AI_OPENAI_BASE_URL="+model.URL(), "AI_OPENAI_API_KEY=sk-test")
 	c := MustClient(t, s.URL, "alice")
 	sid := c.newSession()
 	wantOK(t, c.upload(sid, "resume.pdf", resumePDF(t), ""))
 	wantOK(t, c.do("GET", "/sessions/"+sid+"/current-question", nil))
 
-	fake.failing.Store(true)
+	fake.Fail(interview.StageEvaluation, true)
 	body := map[string]string{"questionNumber": "1", "answerContent": "An answer that must not be lost", "requestId": "req-1"}
 	r := c.do("POST", "/sessions/"+sid+"/interview/answer-json", body)
 	if r.Status != 502 || r.Code != "B000418" {
@@ -429,7 +356,7 @@ func TestModelFailureKeepsAnswerAndAllowsRetry(t *testing.T) {
 	if !strings.Contains(string(r.Data), `"questionNumber":"1"`) {
 		t.Fatalf("question not given back: %s", r.Data)
 	}
-	fake.failing.Store(false)
+	fake.Fail(interview.StageEvaluation, false)
 	r = c.do("POST", "/sessions/"+sid+"/interview/answer-json", body)
 	wantOK(t, r)
 	var a interview.AnswerResp

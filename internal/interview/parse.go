@@ -1,32 +1,21 @@
 package interview
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"math"
-	"slices"
-	"strconv"
 	"strings"
-	"unicode"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/llm/jsonx"
 )
 
 // This file parses the model's output of each stage (interview.md "Model
-// output contract") leniently: code fences and text around the JSON object
-// are ignored, unknown fields are ignored, keys match regardless of case and
-// of "_"/"-" (missing_points is missingPoints), numbers may come as strings
-// ("85", "0.8", "85%"), booleans as "true"/"false", and the object may be
-// nested one level down (under "result", "data", …) when the top level has
-// none of the stage's fields. What cannot be used is an *apperr.Error of
+// output contract") with the lenient reader jsonx (fences and prose around
+// the object, folded keys, numbers as strings, one level of nesting), and
+// maps it onto the stage's types. What cannot be used is an *apperr.Error of
 // KindUpstream that is retryable: another model call may do better. The
 // parsers run inside the guarded model call, so they stay linear-time and
 // never panic.
-
-// maxObjectCandidates bounds how many "{" positions are tried as the start
-// of the object, so that garbage full of braces stays cheap.
-const maxObjectCandidates = 16
 
 // unusable is the classified error of a model output that cannot be used.
 func unusable(stage, format string, args ...any) *apperr.Error {
@@ -38,358 +27,14 @@ func unusable(stage, format string, args ...any) *apperr.Error {
 	}
 }
 
-// jsonObject is a decoded JSON object whose keys are folded by foldKey.
-type jsonObject map[string]any
-
-// foldKey folds a key for lenient matching: lower case without "_", "-" or
-// spaces.
-func foldKey(k string) string {
-	return strings.Map(func(r rune) rune {
-		if r == '_' || r == '-' || unicode.IsSpace(r) {
-			return -1
-		}
-		return unicode.ToLower(r)
-	}, k)
-}
-
-// wrapperKeys are the fields a model nests its answer under, tried first
-// and in this order; any other object-valued field is tried after them.
-var wrapperKeys = []string{"result", "data", "output", "response", "answer", "content", "json", "payload", "evaluation", "message"}
-
-// decodeStage finds the stage's object in content: the first complete JSON
-// object, or an object nested one level down (under a wrapper field, or
-// serialised into a string field) that has more of the expected (folded)
-// keys than the top level; ties go to the top level, then to wrapperKeys
-// order, then to key order.
-func decodeStage(stage, content string, expected ...string) (jsonObject, error) {
-	top, err := firstObject(content)
+// decodeStage finds the stage's object in content (jsonx.Find); what
+// cannot be used is unusable.
+func decodeStage(stage, content string, expected ...string) (jsonx.Object, error) {
+	o, err := jsonx.Find(content, expected...)
 	if err != nil {
 		return nil, unusable(stage, "%s", err.Error())
 	}
-	names := expected
-	expected = make([]string, len(names))
-	for i, n := range names {
-		expected[i] = foldKey(n)
-	}
-	best, bestCount := top, top.countKeys(expected)
-	if bestCount == len(expected) {
-		return top, nil
-	}
-	keys := make([]string, 0, len(top))
-	for k := range top {
-		if !slices.Contains(wrapperKeys, k) {
-			keys = append(keys, k)
-		}
-	}
-	slices.Sort(keys)
-	for _, k := range append(slices.Clone(wrapperKeys), keys...) {
-		var inner jsonObject
-		switch v := top[k].(type) {
-		case map[string]any:
-			inner = foldObject(v)
-		case string: // the object serialised into a string field
-			inner, _ = firstObject(v)
-		}
-		if n := inner.countKeys(expected); n > bestCount {
-			best, bestCount = inner, n
-		}
-	}
-	if bestCount == 0 {
-		return nil, unusable(stage, "none of the fields %s", strings.Join(names, ", "))
-	}
-	return best, nil
-}
-
-// firstObject decodes the first balanced {...} of s that is valid JSON.
-func firstObject(s string) (jsonObject, error) {
-	b := []byte(s)
-	start, tried, truncated := 0, 0, false
-	for tried < maxObjectCandidates {
-		i := bytes.IndexByte(b[start:], '{')
-		if i < 0 {
-			break
-		}
-		i += start
-		tried++
-		// A "{" that never closes may still contain a later object that
-		// does (a stray quote in prose shifts the string state), so go on.
-		if end := balancedEnd(b, i); end < 0 {
-			truncated = true
-		} else if obj, ok := decodeObject(b[i:end]); ok {
-			return obj, nil
-		}
-		start = i + 1
-	}
-	switch {
-	case tried == 0:
-		return nil, fmt.Errorf("no JSON object")
-	case truncated:
-		return nil, fmt.Errorf("truncated JSON object")
-	default:
-		return nil, fmt.Errorf("no valid JSON object")
-	}
-}
-
-// balancedEnd returns the index after the "}" that closes the "{" at
-// b[start], skipping braces inside strings, or -1 when it is never closed.
-func balancedEnd(b []byte, start int) int {
-	depth, inString, escaped := 0, false, false
-	for i := start; i < len(b); i++ {
-		c := b[i]
-		switch {
-		case inString:
-			switch {
-			case escaped:
-				escaped = false
-			case c == '\\':
-				escaped = true
-			case c == '"':
-				inString = false
-			}
-		case c == '"':
-			inString = true
-		case c == '{':
-			depth++
-		case c == '}':
-			depth--
-			if depth == 0 {
-				return i + 1
-			}
-		}
-	}
-	return -1
-}
-
-// decodeObject decodes raw as a JSON object with numbers kept as json.Number.
-func decodeObject(raw []byte) (jsonObject, bool) {
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.UseNumber()
-	var m map[string]any
-	if err := dec.Decode(&m); err != nil || m == nil {
-		return nil, false
-	}
-	return foldObject(m), true
-}
-
-// foldObject re-keys m by foldKey; the first of two keys folding alike wins
-// in sorted key order, so the result is deterministic.
-func foldObject(m map[string]any) jsonObject {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	slices.Sort(keys)
-	out := make(jsonObject, len(m))
-	for _, k := range keys {
-		if fk := foldKey(k); fk != "" {
-			if _, dup := out[fk]; !dup {
-				out[fk] = m[k]
-			}
-		}
-	}
-	return out
-}
-
-// countKeys counts the keys under which o has a non-null value.
-func (o jsonObject) countKeys(keys []string) int {
-	n := 0
-	for _, k := range keys {
-		if v, ok := o[k]; ok && v != nil {
-			n++
-		}
-	}
-	return n
-}
-
-// lookup returns the first non-null value under one of the (folded) keys.
-func (o jsonObject) lookup(keys ...string) (any, bool) {
-	for _, k := range keys {
-		if v, ok := o[k]; ok && v != nil {
-			return v, true
-		}
-	}
-	return nil, false
-}
-
-// str returns the value under keys as a trimmed string; numbers and
-// booleans are written out, anything else is "".
-func (o jsonObject) str(keys ...string) string {
-	v, _ := o.lookup(keys...)
-	return toString(v)
-}
-
-// toString writes a scalar as a trimmed string.
-func toString(v any) string {
-	switch x := v.(type) {
-	case string:
-		return strings.TrimSpace(x)
-	case json.Number:
-		return x.String()
-	case bool:
-		return strconv.FormatBool(x)
-	default:
-		return ""
-	}
-}
-
-// num returns the value under keys as a number, accepting numeric strings
-// such as " 85 ", "0.8" or "85%" (a percent sign divides by 100 when
-// percent is set). ok is false when absent or not a number.
-func (o jsonObject) num(percent bool, keys ...string) (float64, bool) {
-	v, found := o.lookup(keys...)
-	if !found {
-		return 0, false
-	}
-	var s string
-	switch x := v.(type) {
-	case json.Number:
-		s = x.String()
-	case string:
-		s = strings.TrimSpace(x)
-	default: // booleans, lists and objects are not numbers
-		return 0, false
-	}
-	divide := false
-	if p, ok := strings.CutSuffix(s, "%"); ok {
-		s, divide = strings.TrimSpace(p), percent
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || math.IsNaN(f) || math.IsInf(f, 0) {
-		return 0, false
-	}
-	if divide {
-		f /= 100
-	}
-	return f, true
-}
-
-// integer returns the value under keys rounded to an int within lo..hi.
-func (o jsonObject) integer(lo, hi int, keys ...string) (int, bool) {
-	f, ok := o.num(false, keys...)
-	if !ok {
-		return 0, false
-	}
-	f = math.Round(min(max(f, float64(lo)), float64(hi)))
-	return int(f), true
-}
-
-// boolean returns the value under keys as a bool: JSON booleans, the
-// strings "true"/"false"/"yes"/"no"/"1"/"0" and numbers (non-zero is true).
-func (o jsonObject) boolean(keys ...string) (bool, bool) {
-	v, found := o.lookup(keys...)
-	if !found {
-		return false, false
-	}
-	switch x := v.(type) {
-	case bool:
-		return x, true
-	case json.Number:
-		f, err := x.Float64()
-		return err == nil && f != 0, err == nil
-	case string:
-		switch strings.ToLower(strings.TrimSpace(x)) {
-		case "true", "yes", "y", "1", "是":
-			return true, true
-		case "false", "no", "n", "0", "否", "":
-			return false, true
-		}
-	}
-	return false, false
-}
-
-// strList returns the value under keys as trimmed, non-empty strings. A
-// single string is a one-item list; scalar items are written out; object
-// items contribute their first text-like field.
-func (o jsonObject) strList(keys ...string) []string {
-	v, _ := o.lookup(keys...)
-	var out []string
-	add := func(s string) {
-		if s != "" {
-			out = append(out, s)
-		}
-	}
-	switch x := v.(type) {
-	case string:
-		add(strings.TrimSpace(x))
-	case []any:
-		for _, it := range x {
-			if m, ok := it.(map[string]any); ok {
-				add(foldObject(m).str("text", "point", "content", "name", "value", "statement", "suggestion"))
-				continue
-			}
-			add(toString(it))
-		}
-	}
-	return out
-}
-
-// listShape says how objList turns the other shapes models use into
-// objects: a map {"<name>": {...}} or {"<name>": "<value>"} gives one object
-// per entry with the key under name (and a string value under value), and
-// a plain string item becomes an object with the string under item. An
-// empty field disables that shape.
-type listShape struct {
-	name, value, item string
-}
-
-// objList returns the value under keys as a list of objects, accepting
-// the shapes of shape besides a list of objects. Map entries come in key
-// order.
-func (o jsonObject) objList(shape listShape, keys ...string) []jsonObject {
-	v, _ := o.lookup(keys...)
-	var out []jsonObject
-	switch x := v.(type) {
-	case []any:
-		for _, it := range x {
-			switch y := it.(type) {
-			case map[string]any:
-				out = append(out, foldObject(y))
-			case string:
-				if shape.item != "" && strings.TrimSpace(y) != "" {
-					out = append(out, jsonObject{shape.item: y})
-				}
-			}
-		}
-	case map[string]any:
-		if shape.name == "" {
-			break
-		}
-		names := make([]string, 0, len(x))
-		for k := range x {
-			names = append(names, k)
-		}
-		slices.Sort(names)
-		for _, k := range names {
-			switch y := x[k].(type) {
-			case map[string]any:
-				obj := foldObject(y)
-				if _, ok := obj[shape.name]; !ok {
-					obj[shape.name] = k
-				}
-				out = append(out, obj)
-			case string:
-				if shape.value != "" {
-					out = append(out, jsonObject{shape.name: k, shape.value: y})
-				}
-			}
-		}
-	}
-	return out
-}
-
-// confidence reads a confidence under keys as 0..1: "80%" is 0.8, and a
-// value above 1 and up to 100 is read as a percentage (a model that used a
-// 0-100 scale); the result is clamped to 0..1. Absent is 0, which the review
-// rule treats as low confidence.
-func (o jsonObject) confidence(keys ...string) float64 {
-	f, ok := o.num(true, keys...)
-	if !ok {
-		return 0
-	}
-	if f > 1 && f <= 100 {
-		f /= 100
-	}
-	return min(max(f, 0), 1)
+	return o, nil
 }
 
 // ParseProfile parses the resume-profile-extraction output. Role hypothesis
@@ -403,19 +48,19 @@ func ParseProfile(content string) (Profile, error) {
 		return Profile{}, err
 	}
 	p := Profile{
-		Skills:               o.strList("skills"),
-		ResumeSuggestions:    o.strList("resumesuggestions", "suggestions"),
-		ProjectQuestionHints: o.strList("projectquestionhints", "questionhints"),
-		ResumeType:           o.str("resumetype"),
+		Skills:               o.Strings("skills"),
+		ResumeSuggestions:    o.Strings("resumesuggestions", "suggestions"),
+		ProjectQuestionHints: o.Strings("projectquestionhints", "questionhints"),
+		ResumeType:           o.Str("resumetype"),
 	}
-	p.ResumeScore, _ = o.integer(0, 100, "resumescore", "score")
-	for _, e := range o.objList(listShape{name: "skill", value: "evidence", item: "skill"}, "skillevidence") {
-		if se := (SkillEvidence{Skill: e.str("skill", "name"), Evidence: e.str("evidence")}); se.Skill != "" {
+	p.ResumeScore, _ = o.Int(0, 100, "resumescore", "score")
+	for _, e := range o.Objects(jsonx.ListShape{Name: "skill", Value: "evidence", Item: "skill"}, "skillevidence") {
+		if se := (SkillEvidence{Skill: e.Str("skill", "name"), Evidence: e.Str("evidence")}); se.Skill != "" {
 			p.SkillEvidence = append(p.SkillEvidence, se)
 		}
 	}
-	for _, h := range o.objList(listShape{name: "target", value: "evidence", item: "target"}, "rolehypotheses") {
-		rh := RoleHypothesis{Target: h.str("target", "role", "name"), Evidence: h.str("evidence"), Confidence: h.confidence("confidence")}
+	for _, h := range o.Objects(jsonx.ListShape{Name: "target", Value: "evidence", Item: "target"}, "rolehypotheses") {
+		rh := RoleHypothesis{Target: h.Str("target", "role", "name"), Evidence: h.Str("evidence"), Confidence: h.Fraction("confidence")}
 		if rh.Target != "" {
 			p.RoleHypotheses = append(p.RoleHypotheses, rh)
 		}
@@ -433,21 +78,21 @@ func ParseQuestions(content string) (Questions, error) {
 		return Questions{}, err
 	}
 	q := Questions{
-		Suggestions:   o.strList("suggestions", "resumesuggestions"),
-		InterviewType: o.str("interviewtype"),
+		Suggestions:   o.Strings("suggestions", "resumesuggestions"),
+		InterviewType: o.Str("interviewtype"),
 	}
-	q.ResumeScore, _ = o.integer(0, 100, "resumescore")
-	for _, item := range o.objList(listShape{item: "content"}, "questions") {
+	q.ResumeScore, _ = o.Int(0, 100, "resumescore")
+	for _, item := range o.Objects(jsonx.ListShape{Item: "content"}, "questions") {
 		spec := QuestionSpec{
-			Content:          item.str("content", "question", "text"),
-			CommonMistakes:   item.strList("commonmistakes", "mistakes"),
-			FollowUpStrategy: item.str("followupstrategy", "followup"),
+			Content:          item.Str("content", "question", "text"),
+			CommonMistakes:   item.Strings("commonmistakes", "mistakes"),
+			FollowUpStrategy: item.Str("followupstrategy", "followup"),
 		}
-		spec.RubricVersion, _ = item.integer(0, math.MaxInt32, "rubricversion")
-		for _, a := range item.objList(listShape{name: "name", item: "name"}, "anchors", "rubric") {
-			anchor := Anchor{Name: a.str("name", "anchor", "point"), AcceptableStatements: a.strList("acceptablestatements", "statements")}
-			anchor.Weight, _ = a.integer(math.MinInt32, math.MaxInt32, "weight")
-			anchor.Core, _ = a.boolean("core", "iscore")
+		spec.RubricVersion, _ = item.Int(0, math.MaxInt32, "rubricversion")
+		for _, a := range item.Objects(jsonx.ListShape{Name: "name", Item: "name"}, "anchors", "rubric") {
+			anchor := Anchor{Name: a.Str("name", "anchor", "point"), AcceptableStatements: a.Strings("acceptablestatements", "statements")}
+			anchor.Weight, _ = a.Int(math.MinInt32, math.MaxInt32, "weight")
+			anchor.Core, _ = a.Bool("core", "iscore")
 			spec.Anchors = append(spec.Anchors, anchor)
 		}
 		if spec = ValidateSpec(spec); spec.Content != "" {
@@ -507,24 +152,24 @@ func ParseEvaluation(content string) (Evaluation, error) {
 		return Evaluation{}, err
 	}
 	ev := Evaluation{
-		Feedback:      o.str("feedback"),
-		MissingPoints: o.strList("missingpoints"),
+		Feedback:      o.Str("feedback"),
+		MissingPoints: o.Strings("missingpoints"),
 	}
-	score, hasScore := o.integer(0, 100, "score")
+	score, hasScore := o.Int(0, 100, "score")
 	ev.Score = score
-	for _, d := range o.objList(listShape{name: "id", value: "status"}, "dimensions") {
+	for _, d := range o.Objects(jsonx.ListShape{Name: "id", Value: "status"}, "dimensions") {
 		ev.Dimensions = append(ev.Dimensions, DimensionJudgment{
-			ID:         normDimension(d.str("id", "dimension", "name")),
-			Status:     normStatus(d.str("status", "judgment")),
-			Evidence:   d.str("evidence"),
-			Confidence: d.confidence("confidence"),
+			ID:         normDimension(d.Str("id", "dimension", "name")),
+			Status:     normStatus(d.Str("status", "judgment")),
+			Evidence:   d.Str("evidence"),
+			Confidence: d.Fraction("confidence"),
 		})
 	}
-	for _, a := range o.objList(listShape{name: "name", value: "status"}, "anchors") {
+	for _, a := range o.Objects(jsonx.ListShape{Name: "name", Value: "status"}, "anchors") {
 		ev.Anchors = append(ev.Anchors, AnchorJudgment{
-			Name:     a.str("name", "anchor", "id"),
-			Status:   normStatus(a.str("status", "judgment")),
-			Evidence: a.str("evidence"),
+			Name:     a.Str("name", "anchor", "id"),
+			Status:   normStatus(a.Str("status", "judgment")),
+			Evidence: a.Str("evidence"),
 		})
 	}
 	if len(ev.Dimensions) == 0 && !hasScore {
@@ -547,8 +192,8 @@ func ParseFollowUp(content string) (FollowUpOutput, error) {
 		return FollowUpOutput{}, err
 	}
 	var out FollowUpOutput
-	out.FollowUp, _ = CleanFollowUp(o.str("followup", "followupquestion", "question"))
-	out.EndInterview, _ = o.boolean("endinterview")
+	out.FollowUp, _ = CleanFollowUp(o.Str("followup", "followupquestion", "question"))
+	out.EndInterview, _ = o.Bool("endinterview")
 	return out, nil
 }
 
@@ -556,7 +201,7 @@ func ParseFollowUp(content string) (FollowUpOutput, error) {
 // no JSON syntax at all, and a question mark at the end already (so that
 // truncated or chatty text is not mistaken for a question).
 func plainQuestion(content string) (string, bool) {
-	text := stripFences(content)
+	text := jsonx.StripFences(content)
 	if strings.ContainsAny(text, "{}[]") {
 		return "", false
 	}
@@ -565,18 +210,6 @@ func plainQuestion(content string) (string, bool) {
 		return "", false
 	}
 	return CleanFollowUp(text)
-}
-
-// stripFences removes a surrounding Markdown code fence.
-func stripFences(s string) string {
-	s = strings.TrimSpace(s)
-	if rest, ok := strings.CutPrefix(s, "```"); ok {
-		if _, body, found := strings.Cut(rest, "\n"); found {
-			rest = body
-		}
-		s = strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "```"))
-	}
-	return s
 }
 
 // ParseDemeanor parses the interview-demeanor output and normalises it
@@ -595,12 +228,12 @@ func ParseDemeanor(content string) (Demeanor, error) {
 	sum, n := 0, 0
 	for i, v := range vals {
 		var ok bool
-		if *v, ok = o.integer(lo, hi, keys[i]); ok {
+		if *v, ok = o.Int(lo, hi, keys[i]); ok {
 			sum += *v
 			n++
 		}
 	}
-	composite, ok := o.integer(lo, hi, "compositescore", "composite", "score")
+	composite, ok := o.Int(lo, hi, "compositescore", "composite", "score")
 	switch {
 	case ok:
 		d.CompositeScore = composite

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/interview/interviewtest"
 	"github.com/xunzhi-ai/aimeeting/internal/llm/llmtest"
 	"github.com/xunzhi-ai/aimeeting/internal/servertest"
 )
@@ -55,8 +56,8 @@ func (c *client) get(path string, v any) {
 }
 
 func TestReportWithVisionModel(t *testing.T) {
-	fake := &fakeInterviewer{}
-	model := llmtest.NewServer(t, llmtest.WithResponder(fake.reply))
+	fake := &interviewtest.Model{}
+	model := llmtest.NewServer(t, llmtest.WithResponder(fake.Reply))
 	s := servertest.Start(t, "", "AI_PROVIDER=openai", "AI_OPENAI_BASE_URL="+model.URL(), "AI_OPENAI_API_KEY=sk-test", "AI_OPENAI_VISION=true")
 	c := MustClient(t, s.URL, "alice")
 	sid := c.newSession()
@@ -73,8 +74,8 @@ func TestReportWithVisionModel(t *testing.T) {
 			t.Fatalf("demeanor = %s (0-10 scale must become 0-100)", r.Raw)
 		}
 	}
-	if fake.demeanors.Load() != 2 {
-		t.Fatalf("demeanor model calls = %d, want 2 (same photo deduplicated)", fake.demeanors.Load())
+	if fake.Calls(interview.StageDemeanor) != 2 {
+		t.Fatalf("demeanor model calls = %d, want 2 (same photo deduplicated)", fake.Calls(interview.StageDemeanor))
 	}
 	if r := c.demeanor(sid, []byte("GIF89a not allowed")); r.Status != 422 {
 		t.Fatalf("GIF photo: %d %s", r.Status, r.Raw)
@@ -278,8 +279,8 @@ func TestOtherUserGets404Everywhere(t *testing.T) {
 // in-flight answer finish (it gets its score), then exits; after a restart
 // the turn is there.
 func TestShutdownDrainsEvaluation(t *testing.T) {
-	fake := &fakeInterviewer{evalDelay: 1500 * time.Millisecond}
-	model := llmtest.NewServer(t, llmtest.WithResponder(fake.reply))
+	fake := &interviewtest.Model{Latency: slowEvaluation(1500 * time.Millisecond)}
+	model := llmtest.NewServer(t, llmtest.WithResponder(fake.Reply))
 	dir := t.TempDir()
 	env := []string{"AI_PROVIDER=openai", "AI_OPENAI_BASE_URL=" + model.URL(), "AI_OPENAI_API_KEY=sk-test"}
 	s := servertest.Start(t, dir, env...)
@@ -292,7 +293,7 @@ func TestShutdownDrainsEvaluation(t *testing.T) {
 	go func() {
 		done <- c.do("POST", "/sessions/"+sid+"/interview/answer-json", map[string]string{"questionNumber": "1", "answerContent": "Drained answer"})
 	}()
-	for deadline := time.Now().Add(10 * time.Second); fake.evaluations.Load() == 0; {
+	for deadline := time.Now().Add(10 * time.Second); fake.Calls(interview.StageEvaluation) == 0; {
 		if time.Now().After(deadline) {
 			t.Fatal("the evaluation never reached the model")
 		}

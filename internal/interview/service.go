@@ -6,6 +6,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -73,6 +74,9 @@ type Config struct {
 	// StaleAfter is how long an EVALUATING or RESUME_UPLOADING phase may be
 	// held before another request may take it (its instance died).
 	StaleAfter time.Duration
+	// Log receives failures the caller cannot be told about (a failed
+	// reset after a failed upload); nil discards them.
+	Log *slog.Logger
 }
 
 // Service implements the interview use cases.
@@ -82,6 +86,7 @@ type Service struct {
 	provider llm.Provider
 	cfg      Config
 	prompts  map[string]Prompt
+	log      *slog.Logger
 	now      func() time.Time
 }
 
@@ -96,6 +101,9 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 	if cfg.StaleAfter == 0 {
 		cfg.StaleAfter = 3 * time.Minute
 	}
+	if cfg.Log == nil {
+		cfg.Log = slog.New(slog.DiscardHandler)
+	}
 	if err := os.MkdirAll(cfg.UploadDir, 0o750); err != nil {
 		return nil, fmt.Errorf("interview: upload dir: %w", err)
 	}
@@ -108,7 +116,7 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 		prompts[stage] = p
 	}
 	return &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
-		now: func() time.Time { return time.Now().UTC() }}, nil
+		log: cfg.Log, now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
 // Create starts a new session in DRAFT; the user's other active sessions
@@ -203,7 +211,7 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	profile, questions, err := s.extract(ctx, sess.ID, doc.Text, hash, confirmedTarget)
 	if err != nil {
 		if owner {
-			_ = s.store.FailUpload(context.WithoutCancel(ctx), sess.ID, hash, s.now())
+			s.failUpload(ctx, sess.ID, hash)
 		}
 		return UploadResult{}, err
 	}
@@ -243,7 +251,7 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 		Size: int64(len(data)), SHA256: sha256Hex(data), Text: doc.Text, CreatedAt: now}
 	file.Path = filepath.Join(userID, file.ID)
 	if err := s.writeFile(file.Path, data); err != nil {
-		_ = s.store.FailUpload(context.WithoutCancel(ctx), sess.ID, hash, s.now())
+		s.failUpload(ctx, sess.ID, hash)
 		return UploadResult{}, err
 	}
 	sess.UploadHash = hash
@@ -268,7 +276,7 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	_ = os.Remove(filepath.Join(s.cfg.UploadDir, file.Path))
 	if err != nil {
 		if owner {
-			_ = s.store.FailUpload(context.WithoutCancel(ctx), sess.ID, hash, s.now())
+			s.failUpload(ctx, sess.ID, hash)
 		}
 		return UploadResult{}, err
 	}
@@ -308,6 +316,17 @@ func (s *Service) claimUpload(ctx context.Context, userID string, sess Session, 
 		}
 	}
 	return false, invalidState("the session is changing too fast; reload it and try again")
+}
+
+// failUpload gives a session whose upload failed back to DRAFT. The
+// caller already has an error to return, so a failure here is logged: the
+// session then stays RESUME_UPLOADING until StaleAfter lets a new upload
+// take it.
+func (s *Service) failUpload(ctx context.Context, sessionID, hash string) {
+	if err := s.store.FailUpload(context.WithoutCancel(ctx), sessionID, hash, s.now()); err != nil {
+		s.log.LogAttrs(ctx, slog.LevelError, "interview: reset of a failed upload failed",
+			slog.String("session", sessionID), slog.Any("err", err))
+	}
 }
 
 // extract runs the profile and question stages.
@@ -605,66 +624,98 @@ func staleQuestion(cur AnswerResp, sent string) error {
 // the EVALUATING phase at version, then stores the result (or, when another
 // instance stored it first, returns what it stored).
 func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (AnswerResp, error) {
-	sess := st.sess
-	ev, scored, reviewEv, reviewReason, err := s.score(ctx, sess.ID, q, in.AnswerContent)
+	v, err := s.score(ctx, st.sess.ID, q, in.AnswerContent)
 	if err != nil {
 		return s.evaluationFailed(ctx, st, version, in, err)
 	}
-	feedback := GuardFeedback(ev.Feedback, ev, q.Spec)
-	decision := DecideFollowUp(FollowUpState{Completed: false, FollowUpsAsked: st.followUpsAsked(mainOf(q.Number)),
-		MaxFollowUp: s.cfg.MaxFollowUp, IsFollowUp: q.IsFollow, Spec: q.Spec, Eval: ev, Score: scored.Score})
-	var followUp *Question
-	if decision.Ask {
-		text := s.followUpText(ctx, sess.ID, q, in.AnswerContent, decision.Targets, ev.MissingPoints)
-		if text == "" {
-			decision.Ask, decision.Reason = false, "no-usable-follow-up"
-		} else {
-			n := st.followUpsAsked(q.Number) + 1
-			followUp = &Question{SessionID: sess.ID, Number: fmt.Sprintf("%s-F%d", q.Number, n), Seq: q.Seq + n,
-				Content: text, Spec: q.Spec, IsFollow: true, ParentNo: q.Number, Targets: decision.Targets, CreatedAt: s.now()}
-		}
-	}
-	flow, next := FlowAsking, ""
-	if followUp != nil {
-		next = followUp.Number
-	} else if next = st.nextMain(q.Number); next == "" {
-		flow = FlowCompleted
-	}
-	now := s.now()
-	turn := Turn{SessionID: sess.ID, QuestionNumber: q.Number, RequestID: in.RequestID, Answer: in.AnswerContent,
-		Status: TurnDone, Scored: &scored, Evaluation: &ev, Review: reviewEv, ReviewReason: reviewReason, Feedback: feedback,
-		FollowUp: &decision, PromptVersion: s.prompts[StageEvaluation].Version, UpdatedAt: now}
-	if existing, err := s.store.TurnByRequest(ctx, sess.ID, in.RequestID); err == nil {
-		turn.ID, turn.CreatedAt = existing.ID, existing.CreatedAt
-	} else {
+	feedback := GuardFeedback(v.eval.Feedback, v.eval, q.Spec)
+	decision, followUp := s.followUp(ctx, st, q, in.AnswerContent, v)
+	flow, next := st.advance(q, followUp)
+	turn, err := s.doneTurn(ctx, st.sess.ID, q, in, v, feedback, decision)
+	if err != nil {
 		return AnswerResp{}, err
 	}
+	resp := st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
+	turn.Response = &resp
+	return s.completeAnswer(ctx, st.sess.ID, version, turn, flow, next, followUp)
+}
+
+// followUp applies the follow-up rules to a scored answer and, when they
+// ask for one, writes it; the question is nil when none is asked.
+func (s *Service) followUp(ctx context.Context, st state, q Question, answer string, v verdict) (FollowUpDecision, *Question) {
+	decision := DecideFollowUp(FollowUpState{Completed: false, FollowUpsAsked: st.followUpsAsked(mainOf(q.Number)),
+		MaxFollowUp: s.cfg.MaxFollowUp, IsFollowUp: q.IsFollow, Spec: q.Spec, Eval: v.eval, Score: v.scored.Score})
+	if !decision.Ask {
+		return decision, nil
+	}
+	text := s.followUpText(ctx, st.sess.ID, q, answer, decision.Targets, v.eval.MissingPoints)
+	if text == "" {
+		decision.Ask, decision.Reason = false, "no-usable-follow-up"
+		return decision, nil
+	}
+	n := st.followUpsAsked(q.Number) + 1
+	return decision, &Question{SessionID: st.sess.ID, Number: fmt.Sprintf("%s-F%d", q.Number, n), Seq: q.Seq + n,
+		Content: text, Spec: q.Spec, IsFollow: true, ParentNo: q.Number, Targets: decision.Targets, CreatedAt: s.now()}
+}
+
+// advance returns the flow and current question after q is answered: the
+// follow-up if one is asked, else the next main question, else COMPLETED.
+func (st state) advance(q Question, followUp *Question) (flow, next string) {
+	if followUp != nil {
+		return FlowAsking, followUp.Number
+	}
+	if next = st.nextMain(q.Number); next == "" {
+		return FlowCompleted, ""
+	}
+	return FlowAsking, next
+}
+
+// doneTurn is the evaluated turn of the request, in place of the
+// EVALUATING turn stored when the answer was claimed.
+func (s *Service) doneTurn(ctx context.Context, sessionID string, q Question, in AnswerInput, v verdict, feedback string, decision FollowUpDecision) (Turn, error) {
+	existing, err := s.store.TurnByRequest(ctx, sessionID, in.RequestID)
+	if err != nil {
+		return Turn{}, err
+	}
+	scored, ev := v.scored, v.eval
+	return Turn{ID: existing.ID, SessionID: sessionID, QuestionNumber: q.Number, RequestID: in.RequestID, Answer: in.AnswerContent,
+		Status: TurnDone, Scored: &scored, Evaluation: &ev, Review: v.review, ReviewReason: v.reviewReason, Feedback: feedback,
+		FollowUp: &decision, PromptVersion: s.prompts[StageEvaluation].Version, CreatedAt: existing.CreatedAt, UpdatedAt: s.now()}, nil
+}
+
+// answerResp is the response to an answer of q scored as scored.
+func (st state) answerResp(q Question, requestID string, scored Scored, feedback, flow, next string, followUp *Question) AnswerResp {
 	scores := append(st.mainScores(), scored.Score)
 	if q.IsFollow {
 		scores = st.mainScores()
 	}
 	score := scored.Score
-	resp := AnswerResp{SessionID: sess.ID, RequestID: in.RequestID, QuestionNumber: q.Number, QuestionContent: q.Content,
+	resp := AnswerResp{SessionID: st.sess.ID, RequestID: requestID, QuestionNumber: q.Number, QuestionContent: q.Content,
 		Score: &score, Level: scored.Level, TotalScore: SessionScore(scores), Feedback: feedback,
 		FollowUpCount: st.followUpsAsked(mainOf(q.Number)), Finished: flow == FlowCompleted, IsSuccess: true,
-		Status: "done", Offline: sess.Offline}
+		Status: "done", Offline: st.sess.Offline}
 	if followUp != nil {
 		resp.NextQuestionNumber, resp.NextQuestion, resp.IsFollowUp = followUp.Number, followUp.Content, true
 		resp.FollowUpCount++
 	} else if nq, ok := st.question(next); ok {
 		resp.NextQuestionNumber, resp.NextQuestion = nq.Number, nq.Content
 	}
-	turn.Response = &resp
-	won, err := s.store.CompleteAnswer(context.WithoutCancel(ctx), sess.ID, version, turn, flow, next, followUp)
+	return resp
+}
+
+// completeAnswer stores the evaluated turn if the session is still
+// evaluating this request at version. When another instance completed the
+// same request first, it answers with what that one stored, so every copy
+// of the request gets the same response.
+func (s *Service) completeAnswer(ctx context.Context, sessionID string, version int64, turn Turn, flow, next string, followUp *Question) (AnswerResp, error) {
+	won, err := s.store.CompleteAnswer(context.WithoutCancel(ctx), sessionID, version, turn, flow, next, followUp)
 	if err != nil {
 		return AnswerResp{}, err
 	}
 	if won {
-		return resp, nil
+		return *turn.Response, nil
 	}
-	// Another instance completed the same request first: answer with what
-	// it stored, so every copy of the request gets the same response.
-	stored, err := s.store.TurnByRequest(ctx, sess.ID, in.RequestID)
+	stored, err := s.store.TurnByRequest(ctx, sessionID, turn.RequestID)
 	if err != nil {
 		return AnswerResp{}, err
 	}
@@ -674,36 +725,50 @@ func (s *Service) evaluate(ctx context.Context, st state, q Question, version in
 	return AnswerResp{}, invalidState("the answer was not stored because the session moved on; reload it")
 }
 
+// verdict is the scoring of one answer: the first evaluation, the rule
+// verdict (merged with the review's when there was one), the review's
+// evaluation (nil when none was run or it failed) and why a review was or
+// was not asked for.
+type verdict struct {
+	eval         Evaluation
+	scored       Scored
+	review       *Evaluation
+	reviewReason string
+}
+
 // score evaluates the answer and, when the rules ask for it, reviews it.
-func (s *Service) score(ctx context.Context, sessionID string, q Question, answer string) (Evaluation, Scored, *Evaluation, string, error) {
+func (s *Service) score(ctx context.Context, sessionID string, q Question, answer string) (verdict, error) {
 	req, err := s.prompts[StageEvaluation].Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer})
 	if err != nil {
-		return Evaluation{}, Scored{}, nil, "", apperr.Internal(err)
+		return verdict{}, apperr.Internal(err)
 	}
 	parse := func(r llm.Response) (Evaluation, error) { return ParseEvaluation(r.Content) }
 	ev, _, err := Invoke(ctx, s.inv, Call{Stage: StageEvaluation, SessionID: sessionID, QuestionNumber: q.Number,
 		Answer: answer, Provider: s.provider, Request: req}, parse)
 	if err != nil {
-		return Evaluation{}, Scored{}, nil, "", err
+		return verdict{}, err
 	}
 	scored := Score(ev)
 	decision := ReviewNeeded(ev, scored)
+	v := verdict{eval: ev, scored: scored, reviewReason: decision.Reason}
 	if !decision.Review {
-		return ev, scored, nil, decision.Reason, nil
+		return v, nil
 	}
 	req, err = s.prompts[StageReview].Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer, Review: true})
 	if err != nil {
-		return Evaluation{}, Scored{}, nil, "", apperr.Internal(err)
+		return verdict{}, apperr.Internal(err)
 	}
 	second, _, err := Invoke(ctx, s.inv, Call{Stage: StageReview, SessionID: sessionID, QuestionNumber: q.Number,
 		Answer: answer, Provider: s.provider, Request: req}, parse)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
-			return Evaluation{}, Scored{}, nil, "", err
+			return verdict{}, err
 		}
-		return ev, ReviewFailed(scored), nil, decision.Reason, nil // a failed review keeps the first result
+		v.scored = ReviewFailed(scored) // a failed review keeps the first result
+		return v, nil
 	}
-	return ev, MergeReview(ev, scored, second), &second, decision.Reason, nil
+	v.scored, v.review = MergeReview(ev, scored, second), &second
+	return v, nil
 }
 
 // followUpText asks the model for a follow-up, falling back to the spec's

@@ -216,7 +216,7 @@ func (c *Client) call(ctx context.Context, req Request, onChunk func(Chunk) erro
 		}))
 	}
 
-	callCtx, ex := withExchange(ctx)
+	callCtx, ex := withExchange(ctx, req.Stage)
 	out, err := c.model.GenerateContent(callCtx, c.messages(req.Messages), opts...)
 	if chunkErr != nil {
 		resp.Content, resp.Reasoning = content.String(), reasoning.String()

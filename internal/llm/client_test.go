@@ -37,6 +37,7 @@ func TestGenerateSendsRequest(t *testing.T) {
 		t.Fatal(err)
 	}
 	got, err := c.Generate(context.Background(), llm.Request{
+		Stage: "interview-evaluation",
 		Model: "override-model",
 		Messages: []llm.Message{
 			{Role: llm.RoleSystem, Content: "You are an interviewer."},
@@ -74,6 +75,9 @@ func TestGenerateSendsRequest(t *testing.T) {
 	}
 	if got, want := req.Header.Get("Authorization"), "Bearer "+testKey; got != want {
 		t.Errorf("Authorization = %q, want %q", got, want)
+	}
+	if got, want := req.Stage(), "interview-evaluation"; got != want {
+		t.Errorf("stage header = %q, want %q", got, want)
 	}
 	wantMsgs := []llmtest.RecordedMessage{
 		{Role: "system", Content: "You are an interviewer."},
@@ -122,6 +126,9 @@ func TestGenerateDefaults(t *testing.T) {
 	req := srv.Last(t)
 	if req.Model != "default-model" || req.Temperature == nil || *req.Temperature != 0.7 || req.ResponseFormat != "" {
 		t.Errorf("request = model %q temperature %v format %q, want default-model 0.7 none", req.Model, req.Temperature, req.ResponseFormat)
+	}
+	if h := req.Header.Get(llm.StageHeader); h != "" {
+		t.Errorf("stage header %q sent for a request without a stage", h)
 	}
 	if !strings.Contains(string(req.Body), `"max_completion_tokens":99`) {
 		t.Errorf("body %s: want max_completion_tokens 99 for OpenAI", req.Body)

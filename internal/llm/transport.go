@@ -18,6 +18,8 @@ const maxErrorBody = 64 << 10
 // both flatten transport errors), so the transport records the facts that
 // classification needs. One exchange travels in the request context.
 type exchange struct {
+	stage string // the request's Stage, sent as StageHeader; immutable
+
 	mu     sync.Mutex // protects the fields below
 	status int        // status of the last response, 0 if none
 	body   []byte     // body of a non-2xx response, truncated to maxErrorBody
@@ -26,9 +28,14 @@ type exchange struct {
 
 type exchangeKey struct{}
 
-// withExchange returns a context carrying a new exchange.
-func withExchange(ctx context.Context) (context.Context, *exchange) {
-	ex := &exchange{}
+// StageHeader carries Request.Stage on every HTTP request to the model, an
+// explicit marker that test doubles and proxies can route on without
+// reading the prompts. Real APIs ignore it.
+const StageHeader = "X-Aimeeting-Stage"
+
+// withExchange returns a context carrying a new exchange for a call of stage.
+func withExchange(ctx context.Context, stage string) (context.Context, *exchange) {
+	ex := &exchange{stage: stage}
 	return context.WithValue(ctx, exchangeKey{}, ex), ex
 }
 
@@ -54,7 +61,8 @@ func (ex *exchange) setErr(err error) {
 }
 
 // recordingTransport records each response's status, error body and
-// transport errors into the exchange found in the request context.
+// transport errors into the exchange found in the request context, and
+// sends the exchange's stage as StageHeader.
 type recordingTransport struct {
 	base http.RoundTripper
 	// stripAuth drops the Authorization header langchaingo always sets, so
@@ -64,11 +72,16 @@ type recordingTransport struct {
 
 // RoundTrip implements http.RoundTripper.
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
-	if t.stripAuth {
-		req = req.Clone(req.Context())
-		req.Header.Del("Authorization")
-	}
 	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
+	if t.stripAuth || (ex != nil && ex.stage != "") {
+		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
+		if t.stripAuth {
+			req.Header.Del("Authorization")
+		}
+		if ex != nil && ex.stage != "" {
+			req.Header.Set(StageHeader, ex.stage)
+		}
+	}
 	resp, err := t.base.RoundTrip(req)
 	if ex == nil {
 		return resp, err

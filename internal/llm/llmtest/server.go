@@ -17,6 +17,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
 )
 
 // RecordedMessage is one decoded message of a request.
@@ -47,6 +49,10 @@ func (r RecordedRequest) SystemPrompt() string {
 	}
 	return ""
 }
+
+// Stage returns the stage the client marked the request with
+// (llm.StageHeader), or "" when it sent none.
+func (r RecordedRequest) Stage() string { return r.Header.Get(llm.StageHeader) }
 
 // LastUserMessage returns the content of the last user message, or "".
 func (r RecordedRequest) LastUserMessage() string {
@@ -174,12 +180,12 @@ func (s *Server) SetResponder(fn Responder) {
 // Calls returns how many chat completions requests arrived.
 func (s *Server) Calls() int { return int(s.calls.Load()) }
 
-// CallsWith returns how many requests had a system prompt containing substr,
-// a way to count calls per stage.
-func (s *Server) CallsWith(substr string) int {
+// CallsOf returns how many requests were marked with stage (see
+// RecordedRequest.Stage).
+func (s *Server) CallsOf(stage string) int {
 	n := 0
 	for _, r := range s.Requests() {
-		if strings.Contains(r.SystemPrompt(), substr) {
+		if r.Stage() == stage {
 			n++
 		}
 	}

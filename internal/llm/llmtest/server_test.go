@@ -6,12 +6,27 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/llm/llmtest"
 )
 
 func post(t *testing.T, url, body string) (int, string) {
 	t.Helper()
-	resp, err := http.Post(url, "application/json", strings.NewReader(body))
+	return postStage(t, url, "", body)
+}
+
+// postStage posts body marked with stage (llm.StageHeader) when not "".
+func postStage(t *testing.T, url, stage, body string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest(http.MethodPost, url, strings.NewReader(body))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req.Header.Set("Content-Type", "application/json")
+	if stage != "" {
+		req.Header.Set(llm.StageHeader, stage)
+	}
+	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -27,8 +42,8 @@ func TestServerStreamsSSE(t *testing.T) {
 	srv := llmtest.NewServer(t, llmtest.WithResponder(func(llmtest.RecordedRequest) llmtest.Reply {
 		return llmtest.Reply{Reasoning: []string{"hmm"}, Chunks: []string{"a", "b"}}
 	}))
-	status, body := post(t, srv.URL()+"/chat/completions",
-		`{"model":"m","stream":true,"messages":[{"role":"system","content":"stage: evaluation"},{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}]}`)
+	status, body := postStage(t, srv.URL()+"/chat/completions", "interview-evaluation",
+		`{"model":"m","stream":true,"messages":[{"role":"system","content":"You judge answers."},{"role":"user","content":[{"type":"text","text":"hi"},{"type":"image_url","image_url":{"url":"data:image/png;base64,AA=="}}]}]}`)
 	if status != http.StatusOK {
 		t.Fatalf("status = %d, body %s", status, body)
 	}
@@ -46,11 +61,14 @@ func TestServerStreamsSSE(t *testing.T) {
 		len(req.Messages[1].Images) != 1 || req.Messages[1].Images[0] != "data:image/png;base64,AA==" {
 		t.Errorf("recorded %+v", req)
 	}
-	if got := srv.CallsWith("stage: evaluation"); got != 1 {
-		t.Errorf("CallsWith = %d, want 1", got)
+	if got := req.Stage(); got != "interview-evaluation" {
+		t.Errorf("Stage() = %q, want interview-evaluation", got)
 	}
-	if got := srv.CallsWith("stage: followup"); got != 0 {
-		t.Errorf("CallsWith other stage = %d, want 0", got)
+	if got := srv.CallsOf("interview-evaluation"); got != 1 {
+		t.Errorf("CallsOf = %d, want 1", got)
+	}
+	if got := srv.CallsOf("interview-followup"); got != 0 {
+		t.Errorf("CallsOf other stage = %d, want 0", got)
 	}
 }
 

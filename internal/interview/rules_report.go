@@ -1,0 +1,234 @@
+package interview
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+)
+
+// This file holds the report rules (interview.md "Demeanor", "Radar and
+// report"): demeanor scaling, the radar and the written review.
+
+// NormalizeDemeanor brings a demeanor assessment to the 0..100 scale: when
+// all four values are ≤ 10 the model used a 0-10 scale and each is
+// multiplied by 10; then each is clamped to 0..100.
+func NormalizeDemeanor(d Demeanor) Demeanor {
+	vals := []*int{&d.PanicLevel, &d.SeriousnessLevel, &d.EmoticonHandling, &d.CompositeScore}
+	tenScale := true
+	for _, v := range vals {
+		tenScale = tenScale && *v <= 10
+	}
+	for _, v := range vals {
+		if tenScale {
+			*v *= 10
+		}
+		*v = clampPercent(*v)
+	}
+	return d
+}
+
+// Radar is the report's five scores; a nil score was not assessed.
+type Radar struct {
+	ResumeScore          *int `json:"resumeScore"`
+	InterviewPerformance *int `json:"interviewPerformance"`
+	DemeanorEvaluation   *int `json:"demeanorEvaluation"`
+	ProfessionalSkills   *int `json:"professionalSkills"`
+	PotentialIndex       *int `json:"potentialIndex"`
+}
+
+// ComputeRadar builds the radar from the resume score, the session score
+// and the demeanor composite (each nil when absent): professionalSkills =
+// resume 0.30 + interview 0.70; potentialIndex = resume 0.25 + interview
+// 0.55 + demeanor 0.20. The weights are renormalised over the inputs that
+// exist, so a missing input is absent rather than 0; with no input the
+// derived score is nil. Derived scores are rounded half up.
+func ComputeRadar(resume, interview, demeanor *int) Radar {
+	return Radar{
+		ResumeScore:          copyInt(resume),
+		InterviewPerformance: copyInt(interview),
+		DemeanorEvaluation:   copyInt(demeanor),
+		ProfessionalSkills:   weightedMean([]*int{resume, interview}, []int{30, 70}),
+		PotentialIndex:       weightedMean([]*int{resume, interview, demeanor}, []int{25, 55, 20}),
+	}
+}
+
+// copyInt returns a pointer to a copy of *p, or nil.
+func copyInt(p *int) *int {
+	if p == nil {
+		return nil
+	}
+	v := *p
+	return &v
+}
+
+// weightedMean is the rounded mean of the non-nil values with their
+// weights, or nil when every value is nil.
+func weightedMean(values []*int, weights []int) *int {
+	sum, total := 0, 0
+	for i, v := range values {
+		if v != nil {
+			sum += *v * weights[i]
+			total += weights[i]
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	// The exact quotient of two integers is rounded correctly by float
+	// division, so halves are exact here.
+	mean := int(math.Round(float64(sum) / float64(total)))
+	return &mean
+}
+
+// TurnSummary is one answered question as the report sees it.
+type TurnSummary struct {
+	QuestionNumber string
+	Question       string
+	Feedback       string
+	Score          int
+	IsFollowUp     bool
+}
+
+// ReviewFeedback is the report's written review.
+type ReviewFeedback struct {
+	OverallComment  string   `json:"overallComment"`
+	Highlights      []string `json:"highlights"`
+	ImprovementTips []string `json:"improvementTips"`
+	NextActions     []string `json:"nextActions"`
+}
+
+// Review feedback limits and thresholds.
+const (
+	maxReviewItems  = 3
+	highlightScore  = 80
+	improveBelow    = 70
+	strongPotential = 85
+	solidPotential  = 70
+)
+
+// BuildReviewFeedback writes the report's review deterministically:
+//   - the overall comment grades the potential index (≥85 strong, ≥70
+//     solid, ≥60 meets the bar, else below expectations) and names the
+//     strongest and weakest radar dimension present (ties: radar order);
+//   - highlights are the feedback of turns scored ≥ 80, best first (ties:
+//     turn order), at most 3;
+//   - improvement tips are the feedback of turns scored < 70, weakest first,
+//     at most 3 (a turn without feedback suggests revisiting its question);
+//   - next actions are the resume suggestions, then the improvement tips,
+//     without duplicates, at most 3.
+//
+// Each highlight and tip is prefixed with its question number ("Q3: …").
+// The lists are never nil.
+func BuildReviewFeedback(r Radar, turns []TurnSummary, resumeSuggestions []string) ReviewFeedback {
+	out := ReviewFeedback{
+		OverallComment:  overallComment(r),
+		Highlights:      []string{},
+		ImprovementTips: []string{},
+		NextActions:     []string{},
+	}
+	best := slices.Clone(turns)
+	slices.SortStableFunc(best, func(a, b TurnSummary) int { return cmp.Compare(b.Score, a.Score) })
+	for _, t := range best {
+		if t.Score < highlightScore || len(out.Highlights) == maxReviewItems {
+			break
+		}
+		if fb := strings.TrimSpace(t.Feedback); fb != "" {
+			out.Highlights = appendUnique(out.Highlights, turnLabel(t)+fb)
+		}
+	}
+	weakest := slices.Clone(turns)
+	slices.SortStableFunc(weakest, func(a, b TurnSummary) int { return cmp.Compare(a.Score, b.Score) })
+	for _, t := range weakest {
+		if t.Score >= improveBelow || len(out.ImprovementTips) == maxReviewItems {
+			break
+		}
+		tip := strings.TrimSpace(t.Feedback)
+		if tip == "" {
+			tip = "revisit the question \"" + strings.TrimSpace(t.Question) + "\""
+		}
+		out.ImprovementTips = appendUnique(out.ImprovementTips, turnLabel(t)+tip)
+	}
+	for _, s := range append(trimList(resumeSuggestions), out.ImprovementTips...) {
+		if len(out.NextActions) == maxReviewItems {
+			break
+		}
+		out.NextActions = appendUnique(out.NextActions, s)
+	}
+	return out
+}
+
+// turnLabel is the "Q3: " prefix of a turn's item.
+func turnLabel(t TurnSummary) string {
+	if t.QuestionNumber == "" {
+		return ""
+	}
+	return "Q" + t.QuestionNumber + ": "
+}
+
+// appendUnique appends s unless an item equal up to case and white space is
+// already there.
+func appendUnique(items []string, s string) []string {
+	for _, it := range items {
+		if normName(it) == normName(s) {
+			return items
+		}
+	}
+	return append(items, s)
+}
+
+// radarDimension is one present radar score with its display name.
+type radarDimension struct {
+	name  string
+	score int
+}
+
+// overallComment grades the potential index and names the strongest and
+// weakest radar dimension.
+func overallComment(r Radar) string {
+	var dims []radarDimension
+	for _, d := range []struct {
+		name string
+		v    *int
+	}{
+		{"resume", r.ResumeScore},
+		{"interview performance", r.InterviewPerformance},
+		{"demeanor", r.DemeanorEvaluation},
+		{"professional skills", r.ProfessionalSkills},
+		{"potential", r.PotentialIndex},
+	} {
+		if d.v != nil {
+			dims = append(dims, radarDimension{d.name, *d.v})
+		}
+	}
+	if r.PotentialIndex == nil || len(dims) == 0 {
+		return "Not enough was assessed in this interview to give an overall comment."
+	}
+	p := *r.PotentialIndex
+	var grade string
+	switch {
+	case p >= strongPotential:
+		grade = "Strong performance"
+	case p >= solidPotential:
+		grade = "Solid performance"
+	case p >= QualifiedScore:
+		grade = "Meets the bar"
+	default:
+		grade = "Below expectations"
+	}
+	strongest, weakest := dims[0], dims[0]
+	for _, d := range dims[1:] {
+		if d.score > strongest.score {
+			strongest = d
+		}
+		if d.score < weakest.score {
+			weakest = d
+		}
+	}
+	comment := fmt.Sprintf("%s (potential index %d).", grade, p)
+	if strongest == weakest {
+		return comment
+	}
+	return comment + fmt.Sprintf(" Strongest: %s (%d); weakest: %s (%d).", strongest.name, strongest.score, weakest.name, weakest.score)
+}
