@@ -89,9 +89,9 @@ func (h *hookStore) FailUpload(ctx context.Context, id, hash string, now time.Ti
 	return h.Store.FailUpload(ctx, id, hash, now)
 }
 
-func (h *hookStore) CompleteUpload(ctx context.Context, s interview.Session, f interview.File, qs []interview.Question) (bool, error) {
+func (h *hookStore) CompleteUpload(ctx context.Context, s interview.Session, f interview.File, qs []interview.Question) ([]interview.File, bool, error) {
 	if err := h.before("CompleteUpload"); err != nil {
-		return false, err
+		return nil, false, err
 	}
 	return h.Store.CompleteUpload(ctx, s, f, qs)
 }

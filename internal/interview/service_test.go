@@ -225,7 +225,7 @@ func TestServiceUploadLostCompletion(t *testing.T) {
 			{"other copy stored", func(e *env, s interview.Session) {
 				cur := e.load("u1", s.ID)
 				cur.CurrentNumber, cur.UpdatedAt = "1", time.Now().UTC()
-				won, err := e.store.Store.CompleteUpload(ctx, cur, interview.File{ID: "other-file", UserID: "u1", SessionID: s.ID},
+				_, won, err := e.store.Store.CompleteUpload(ctx, cur, interview.File{ID: "other-file", UserID: "u1", SessionID: s.ID},
 					[]interview.Question{{SessionID: s.ID, Number: "1", Seq: 100, Content: "q"}})
 				if err != nil || !won {
 					t.Fatalf("other copy: %v %v", won, err)

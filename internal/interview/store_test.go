@@ -60,7 +60,7 @@ func TestStoreDatabaseFailures(t *testing.T) {
 			},
 			"ClaimUpload":    func() error { _, err := st.ClaimUpload(ctx, s, "h", now, now); return err },
 			"FailUpload":     func() error { return st.FailUpload(ctx, s.ID, "h", now) },
-			"CompleteUpload": func() error { _, err := st.CompleteUpload(ctx, s, interview.File{}, nil); return err },
+			"CompleteUpload": func() error { _, _, err := st.CompleteUpload(ctx, s, interview.File{}, nil); return err },
 			"Questions":      func() error { _, err := st.Questions(ctx, s.ID); return err },
 			"StartInterview": func() error { return st.StartInterview(ctx, s.ID, now) },
 			"TurnByRequest":  func() error { _, err := st.TurnByRequest(ctx, s.ID, "r"); return err },

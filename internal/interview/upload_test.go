@@ -56,7 +56,7 @@ func (m *resumeModel) reply(req llmtest.RecordedRequest) llmtest.Reply {
 	if len(skills) == 0 {
 		skills = []string{"general engineering"}
 	}
-	switch stageOf(req) {
+	switch req.Stage() {
 	case interview.StageProfile:
 		var hold <-chan struct{}
 		if strings.Contains(in.ResumeText, "HOLD") {
