@@ -163,6 +163,8 @@ type UploadResult struct {
 	// Replaced reports that this upload replaced an earlier resume of the
 	// session (allowed until the first answer).
 	Replaced bool `json:"replaced"`
+
+	suggestions []string // the deduplicated suggestions, in order, for the session row
 }
 
 // readSummary describes what doctext read from a resume.
@@ -206,8 +208,6 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	if err != nil {
 		return UploadResult{}, err
 	}
-	now := s.now()
-
 	profile, questions, err := s.extract(ctx, sess.ID, doc.Text, hash, confirmedTarget)
 	if err != nil {
 		if owner {
@@ -215,10 +215,33 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 		}
 		return UploadResult{}, err
 	}
+	res, qs := s.uploadResult(sess.ID, doc, profile, questions, confirmedTarget)
+	res.Replaced = prevFileID != ""
+	res.ResponseTime = time.Since(start).Milliseconds()
+	sess.UploadHash = hash
+	sess.CurrentNumber = "1"
+	sess.InterviewType = res.InterviewType
+	sess.Target = res.Target
+	sess.ResumeScore = res.ResumeScore
+	sess.Suggestions = res.suggestions
+	sess.Profile = &profile
+	sess.Read = &res.Read
+	sess.Offline = s.provider.Offline()
+	if err := s.storeUpload(ctx, userID, sess, prevFileID, owner, filename, data, doc, qs); err != nil {
+		return UploadResult{}, err
+	}
+	return res, nil
+}
+
+// uploadResult turns the extraction into the response and the questions to
+// store: at most 8 questions numbered from 1, suggestions of both stages
+// deduplicated.
+func (s *Service) uploadResult(sessionID string, doc doctext.Document, profile Profile, questions Questions,
+	confirmedTarget string) (UploadResult, []Question) {
 	target := ResolveTarget(confirmedTarget, profile)
-	res := UploadResult{SessionID: sess.ID, Questions: map[string]string{}, Suggestions: map[string]string{},
+	res := UploadResult{SessionID: sessionID, Questions: map[string]string{}, Suggestions: map[string]string{},
 		InterviewType: questions.InterviewType, Target: target, IsSuccess: true, Offline: s.provider.Offline(),
-		Read: readSummary(doc), Replaced: prevFileID != ""}
+		Read: readSummary(doc)}
 	if res.InterviewType == "" {
 		res.InterviewType = target
 	}
@@ -227,42 +250,38 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 		score = clampScore(questions.ResumeScore)
 	}
 	res.ResumeScore = &score
-	suggestions := dedupe(append(append([]string{}, profile.ResumeSuggestions...), questions.Suggestions...), 8)
-	qs := make([]Question, 0, len(questions.Questions))
+	res.suggestions = dedupe(append(append([]string{}, profile.ResumeSuggestions...), questions.Suggestions...), 8)
+	now := s.now()
+	qs := make([]Question, 0, min(len(questions.Questions), 8))
 	for i, spec := range questions.Questions {
 		if i >= 8 {
 			break
 		}
 		no := strconv.Itoa(i + 1)
-		qs = append(qs, Question{SessionID: sess.ID, Number: no, Seq: (i + 1) * 100, Content: spec.Content, Spec: spec, CreatedAt: now})
+		qs = append(qs, Question{SessionID: sessionID, Number: no, Seq: (i + 1) * 100, Content: spec.Content, Spec: spec, CreatedAt: now})
 		res.Questions[no] = spec.Content
 	}
-	for i, sg := range suggestions {
+	for i, sg := range res.suggestions {
 		res.Suggestions[strconv.Itoa(i+1)] = sg
 	}
-	res.QuestionCount, res.SuggestionCount = len(qs), len(suggestions)
-	res.ResponseTime = time.Since(start).Milliseconds()
+	res.QuestionCount, res.SuggestionCount = len(qs), len(res.suggestions)
+	return res, qs
+}
 
-	// Every copy of the upload that got here stores the result (they share
-	// one extraction through single-flight); the compare-and-set lets one
-	// win. So a copy that joined never answers 200 for a result that its
-	// owner, killed or failing, did not store.
+// storeUpload writes the resume file, then completes the upload in the
+// store. Every copy of the upload that got here stores the result (they
+// share one extraction through single-flight); the compare-and-set lets one
+// win. So a copy that joined never answers 200 for a result that its owner,
+// killed or failing, did not store.
+func (s *Service) storeUpload(ctx context.Context, userID string, sess Session, prevFileID string, owner bool,
+	filename string, data []byte, doc doctext.Document, qs []Question) error {
 	file := File{ID: ids.New(), UserID: userID, SessionID: sess.ID, Filename: safeName(filename), MIME: doc.MIME,
-		Size: int64(len(data)), SHA256: sha256Hex(data), Text: doc.Text, CreatedAt: now}
+		Size: int64(len(data)), SHA256: sha256Hex(data), Text: doc.Text, CreatedAt: s.now()}
 	file.Path = filepath.Join(userID, file.ID)
 	if err := s.writeFile(file.Path, data); err != nil {
-		s.failUpload(ctx, sess.ID, hash)
-		return UploadResult{}, err
+		s.failUpload(ctx, sess.ID, sess.UploadHash)
+		return err
 	}
-	sess.UploadHash = hash
-	sess.CurrentNumber = "1"
-	sess.InterviewType = res.InterviewType
-	sess.Target = target
-	sess.ResumeScore = res.ResumeScore
-	sess.Suggestions = suggestions
-	sess.Profile = &profile
-	sess.Read = &res.Read
-	sess.Offline = s.provider.Offline()
 	sess.UpdatedAt = s.now()
 	replaced, won, err := s.store.CompleteUpload(context.WithoutCancel(ctx), sess, file, qs)
 	if err == nil && won {
@@ -271,22 +290,22 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 		for _, old := range replaced {
 			_ = os.Remove(filepath.Join(s.cfg.UploadDir, old.Path))
 		}
-		return res, nil
+		return nil
 	}
 	_ = os.Remove(filepath.Join(s.cfg.UploadDir, file.Path))
 	if err != nil {
 		if owner {
-			s.failUpload(ctx, sess.ID, hash)
+			s.failUpload(ctx, sess.ID, sess.UploadHash)
 		}
-		return UploadResult{}, err
+		return err
 	}
 	// Another copy stored the same extraction first (the resume changed from
 	// the one this upload started from).
 	if cur, err := s.store.Session(ctx, userID, sess.ID); err == nil && (cur.Status == SessionReady || cur.Status == SessionInProgress) &&
 		cur.ResumeFileID != prevFileID {
-		return res, nil
+		return nil
 	}
-	return UploadResult{}, invalidState("the session changed while the resume was processed; reload it")
+	return invalidState("the session changed while the resume was processed; reload it")
 }
 
 // claimUpload decides what an upload of hash does: claim the session
