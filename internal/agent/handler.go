@@ -3,10 +3,10 @@ package agent
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
 // Handler serves /api/xunzhi/v1/agent-properties and /api/xunzhi/v1/agents.
@@ -23,7 +23,7 @@ func (h *Handler) RegisterProperties(g *gin.RouterGroup, auth gin.HandlerFunc) {
 	g.GET("/", h.page)
 	g.GET("/byName", h.byName)
 	g.GET("/:id", h.get)
-	admin := g.Group("", users.Admin())
+	admin := g.Group("", httpx.Admin())
 	admin.POST("", h.create)
 	admin.POST("/", h.create)
 	admin.PUT("", h.update)
@@ -52,8 +52,12 @@ func (h *Handler) create(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	u, _ := users.Current(c)
-	a, err := h.svc.Create(c.Request.Context(), u.ID, in)
+	u, err := auth.Require(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	a, err := h.svc.Create(c.Request.Context(), u.UserID, in)
 	httpx.Respond(c, ViewOf(a), err)
 }
 
@@ -105,18 +109,17 @@ func (h *Handler) page(c *gin.Context) {
 	httpx.Respond(c, page.Map(res, ViewOf), err)
 }
 
-// sessionParam returns the caller and the sessionId path parameter.
-func sessionParam(c *gin.Context) (string, string, error) {
-	uid, err := chat.Caller(c)
-	if err != nil {
-		return "", "", err
-	}
-	sid, err := httpx.Param(c, "sessionId")
-	return uid, sid, err
+// sessionParam returns the caller's id and the sessionId path parameter.
+func sessionParam(c *gin.Context) (string, string, error) { return chat.CallerAndSession(c) }
+
+// callerID returns the logged-in user's id (401 without one).
+func callerID(c *gin.Context) (string, error) {
+	u, err := auth.Require(c.Request.Context())
+	return u.UserID, err
 }
 
 func (h *Handler) createSession(c *gin.Context) {
-	uid, err := chat.Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -160,7 +163,7 @@ func (h *Handler) chat(c *gin.Context) {
 }
 
 func (h *Handler) conversations(c *gin.Context) {
-	uid, err := chat.Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -192,15 +195,7 @@ func (h *Handler) messages(c *gin.Context) {
 		return
 	}
 	msgs, err := h.svc.Chats().History(c.Request.Context(), uid, sid, chat.ScopeAgent)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	out := make([]chat.MessageView, len(msgs))
-	for i, m := range msgs {
-		out[i] = chat.ViewOfMessage(m)
-	}
-	httpx.OK(c, out)
+	httpx.Respond(c, chat.ViewsOfMessages(msgs), err)
 }
 
 func (h *Handler) end(c *gin.Context) {
@@ -222,7 +217,7 @@ func (h *Handler) deleteSession(c *gin.Context) {
 }
 
 func (h *Handler) upload(c *gin.Context) {
-	uid, err := chat.Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return

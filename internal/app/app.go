@@ -24,6 +24,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
@@ -153,8 +154,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 		limiter := ratelimit.New(a.rdb, cfg.Redis.KeyPrefix+"rl:")
 		bs := buckets(cfg.Limits)
 		limitUser = ratelimit.Middleware(limiter, bs, func(c *gin.Context) string {
-			if u, ok := users.Current(c); ok {
-				return "u:" + u.ID
+			if u, ok := auth.FromContext(c.Request.Context()); ok {
+				return "u:" + u.UserID
 			}
 			return ""
 		})

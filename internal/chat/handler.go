@@ -8,10 +8,10 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
 // Handler serves /api/xunzhi/v1/ai.
@@ -34,19 +34,16 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
 	g.GET("/history/:sessionId", h.history)
 }
 
-// Caller returns the logged-in user's id; the auth middleware guarantees
-// one, so a missing user is a 401 rather than a panic.
-func Caller(c *gin.Context) (string, error) {
-	u, ok := users.Current(c)
-	if !ok {
-		return "", apperr.Unauthenticated("login required")
-	}
-	return u.ID, nil
+// callerID returns the logged-in user's id; the auth middleware
+// guarantees one, so a missing caller is a 401 rather than a panic.
+func callerID(c *gin.Context) (string, error) {
+	u, err := auth.Require(c.Request.Context())
+	return u.UserID, err
 }
 
-// callerAndSession returns the caller and the sessionId path parameter.
-func callerAndSession(c *gin.Context) (string, string, error) {
-	uid, err := Caller(c)
+// CallerAndSession returns the caller's id and the sessionId path parameter.
+func CallerAndSession(c *gin.Context) (string, string, error) {
+	uid, err := callerID(c)
 	if err != nil {
 		return "", "", err
 	}
@@ -55,7 +52,7 @@ func callerAndSession(c *gin.Context) (string, string, error) {
 }
 
 func (h *Handler) create(c *gin.Context) {
-	uid, err := Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -72,7 +69,7 @@ func (h *Handler) create(c *gin.Context) {
 }
 
 func (h *Handler) list(c *gin.Context) {
-	uid, err := Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -88,7 +85,7 @@ func (h *Handler) list(c *gin.Context) {
 }
 
 func (h *Handler) get(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -98,7 +95,7 @@ func (h *Handler) get(c *gin.Context) {
 }
 
 func (h *Handler) rename(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -115,7 +112,7 @@ func (h *Handler) rename(c *gin.Context) {
 }
 
 func (h *Handler) end(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -125,7 +122,7 @@ func (h *Handler) end(c *gin.Context) {
 }
 
 func (h *Handler) delete(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err == nil {
 		err = h.svc.Delete(c.Request.Context(), uid, sid, ScopeChat)
 	}
@@ -133,7 +130,7 @@ func (h *Handler) delete(c *gin.Context) {
 }
 
 func (h *Handler) chat(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -152,21 +149,13 @@ func (h *Handler) chat(c *gin.Context) {
 }
 
 func (h *Handler) history(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
 	msgs, err := h.svc.History(c.Request.Context(), uid, sid, ScopeChat)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	out := make([]MessageView, len(msgs))
-	for i, m := range msgs {
-		out[i] = ViewOfMessage(m)
-	}
-	httpx.OK(c, out)
+	httpx.Respond(c, ViewsOfMessages(msgs), err)
 }
 
 func (h *Handler) historyPage(c *gin.Context) {
@@ -177,7 +166,7 @@ func (h *Handler) historyPage(c *gin.Context) {
 // newest first, optionally of one conversation (query sessionId).
 func MessagePageHandler(svc *Service, scope Scope) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		uid, err := Caller(c)
+		uid, err := callerID(c)
 		if err != nil {
 			httpx.Error(c, err)
 			return
@@ -193,11 +182,7 @@ func MessagePageHandler(svc *Service, scope Scope) gin.HandlerFunc {
 			return
 		}
 		res, err := svc.MessagePage(c.Request.Context(), uid, MessageFilter{Scope: scope, ConversationID: sid}, p)
-		if err != nil {
-			httpx.Error(c, err)
-			return
-		}
-		httpx.OK(c, page.Map(res, ViewOfMessage))
+		httpx.Respond(c, page.Map(res, ViewOfMessage), err)
 	}
 }
 

@@ -1,16 +1,15 @@
 package interview
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
 // Handler serves /api/xunzhi/v1/interview.
@@ -75,23 +74,16 @@ func ViewOf(s Session) SessionView {
 		CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
 }
 
+// userID returns the caller's id; the auth middleware guarantees one (an
+// empty id finds no session: a 404).
 func userID(c *gin.Context) string {
-	u, _ := users.Current(c)
-	return u.ID
-}
-
-// respond is httpx.Respond, except that a still-evaluating answer is a 202.
-func respond(c *gin.Context, data any, err error) {
-	if still := (*ErrStillEvaluating)(nil); errors.As(err, &still) {
-		httpx.Status(c, http.StatusAccepted, still.Resp)
-		return
-	}
-	httpx.Respond(c, data, err)
+	u, _ := auth.FromContext(c.Request.Context())
+	return u.UserID
 }
 
 func (h *Handler) create(c *gin.Context) {
 	s, err := h.svc.Create(c.Request.Context(), userID(c))
-	respond(c, gin.H{"sessionId": s.ID, "status": s.Status, "offline": s.Offline}, err)
+	httpx.Respond(c, gin.H{"sessionId": s.ID, "status": s.Status, "offline": s.Offline}, err)
 }
 
 func (h *Handler) page(c *gin.Context) {
@@ -101,7 +93,7 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), userID(c), p, SessionFilter{Status: c.Query("status"), Keyword: c.Query("keyword")})
-	respond(c, page.Map(res, ViewOf), err)
+	httpx.Respond(c, page.Map(res, ViewOf), err)
 }
 
 func (h *Handler) upload(c *gin.Context) {
@@ -111,12 +103,12 @@ func (h *Handler) upload(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Upload(c.Request.Context(), userID(c), c.Param("sid"), up.Filename, up.Data, c.PostForm("confirmedTarget"))
-	respond(c, res, err)
+	httpx.Respond(c, res, err)
 }
 
 func (h *Handler) current(c *gin.Context) {
 	r, err := h.svc.CurrentQuestion(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) answerJSON(c *gin.Context) {
@@ -126,39 +118,39 @@ func (h *Handler) answerJSON(c *gin.Context) {
 		return
 	}
 	r, err := h.svc.Answer(c.Request.Context(), userID(c), c.Param("sid"), in)
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) answerForm(c *gin.Context) {
 	in := AnswerInput{QuestionNumber: c.PostForm("questionNumber"), AnswerContent: c.PostForm("answerContent"),
 		RequestID: c.PostForm("requestId")}
 	r, err := h.svc.Answer(c.Request.Context(), userID(c), c.Param("sid"), in)
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) restore(c *gin.Context) {
 	r, err := h.svc.Restore(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) questions(c *gin.Context) {
 	r, err := h.svc.MainQuestions(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) score(c *gin.Context) {
 	r, err := h.svc.Score(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) suggestions(c *gin.Context) {
 	r, err := h.svc.Suggestions(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) resumeScore(c *gin.Context) {
 	s, err := h.svc.Session(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, s.ResumeScore, err)
+	httpx.Respond(c, s.ResumeScore, err)
 }
 
 func (h *Handler) resumePreview(c *gin.Context) {
@@ -179,12 +171,12 @@ func (h *Handler) demeanor(c *gin.Context) {
 		return
 	}
 	r, err := h.svc.Demeanor(c.Request.Context(), userID(c), c.Param("sid"), up.Data)
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) radar(c *gin.Context) {
 	r, err := h.svc.RadarChart(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) radarSVG(c *gin.Context) {
@@ -199,12 +191,12 @@ func (h *Handler) radarSVG(c *gin.Context) {
 
 func (h *Handler) finish(c *gin.Context) {
 	r, err := h.svc.Finish(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) record(c *gin.Context) {
 	r, err := h.svc.Record(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) records(c *gin.Context) {
@@ -227,5 +219,5 @@ func (h *Handler) records(c *gin.Context) {
 	}
 	f.Direction = c.Query("interviewDirection")
 	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
-	respond(c, res, err)
+	httpx.Respond(c, res, err)
 }

@@ -49,9 +49,5 @@ func (h *Handler) transcribe(c *gin.Context) {
 		return
 	}
 	t, err := h.files.Transcribe(c.Request.Context(), up.Data, up.Filename)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, t)
+	httpx.Respond(c, t, err)
 }

@@ -8,10 +8,9 @@ import (
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
 // Handler serves the TTS routes.
@@ -42,14 +41,14 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
 	g.POST("/synthesize", h.synthesize)
 }
 
-// caller returns the authenticated user's id.
+// caller returns the authenticated user's id, or answers 401.
 func caller(c *gin.Context) (string, bool) {
-	u, ok := users.Current(c)
-	if !ok {
-		httpx.Error(c, apperr.Unauthenticated("log in first"))
+	u, err := auth.Require(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
 		return "", false
 	}
-	return u.ID, true
+	return u.UserID, true
 }
 
 func (h *Handler) view(t *Task) View { return ViewOf(t, h.svc.cfg.BasePath) }
@@ -76,7 +75,7 @@ func (h *Handler) create(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	httpx.OK(c, Created{TaskID: t.ID, TaskStatus: t.Status, Progress: t.Progress()})
+	httpx.Respond(c, Created{TaskID: t.ID, TaskStatus: t.Status, Progress: t.Progress()}, nil)
 }
 
 func (h *Handler) synthesize(c *gin.Context) {
@@ -94,11 +93,12 @@ func (h *Handler) synthesize(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	status := http.StatusOK
 	if !t.Status.Terminal() {
-		status = http.StatusAccepted // still running: poll GET /tasks/{taskId}
+		// Still running: poll GET /tasks/{taskId}.
+		httpx.Respond(c, httpx.Accepted{Data: h.view(t)}, nil)
+		return
 	}
-	httpx.Status(c, status, h.view(t))
+	httpx.Respond(c, h.view(t), nil)
 }
 
 func (h *Handler) list(c *gin.Context) {
@@ -112,11 +112,7 @@ func (h *Handler) list(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.List(c.Request.Context(), uid, pr)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, page.Map(res, h.view))
+	httpx.Respond(c, page.Map(res, h.view), err)
 }
 
 func (h *Handler) get(c *gin.Context) {
@@ -134,7 +130,7 @@ func (h *Handler) get(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	httpx.OK(c, h.view(t))
+	httpx.Respond(c, h.view(t), nil)
 }
 
 // Deleted is the data of DELETE /tasks/{taskId} for a finished task.
@@ -159,10 +155,10 @@ func (h *Handler) delete(c *gin.Context) {
 		return
 	}
 	if t != nil { // cancelled
-		httpx.OK(c, h.view(t))
+		httpx.Respond(c, h.view(t), nil)
 		return
 	}
-	httpx.OK(c, Deleted{TaskID: id, Deleted: true})
+	httpx.Respond(c, Deleted{TaskID: id, Deleted: true}, nil)
 }
 
 // audio streams the finished audio; http.ServeContent answers Range,
