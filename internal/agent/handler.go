@@ -16,9 +16,10 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // RegisterProperties mounts the agent configuration routes on g: reads
-// need a login, writes an admin.
-func (h *Handler) RegisterProperties(g *gin.RouterGroup, auth gin.HandlerFunc) {
-	g.Use(auth)
+// need a login, writes an admin. auth is the authentication middleware,
+// limit gives the middleware of a rate-limit bucket.
+func (h *Handler) RegisterProperties(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
+	g.Use(auth, limit("default"))
 	g.GET("", h.page)
 	g.GET("/", h.page)
 	g.GET("/byName", h.byName)
@@ -32,18 +33,20 @@ func (h *Handler) RegisterProperties(g *gin.RouterGroup, auth gin.HandlerFunc) {
 }
 
 // RegisterSessions mounts the agent session routes on g; every route needs
-// a login and sees only the caller's sessions and files.
-func (h *Handler) RegisterSessions(g *gin.RouterGroup, auth gin.HandlerFunc) {
+// a login and sees only the caller's sessions and files. Streamed answers
+// spend the chat bucket, everything else the default one.
+func (h *Handler) RegisterSessions(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
-	g.POST("/sessions", h.createSession)
-	g.POST("/sessions/:sessionId/chat", h.chat)
-	g.GET("/conversations", h.conversations)
-	g.GET("/conversations/:sessionId", h.conversation)
-	g.GET("/conversations/:sessionId/messages", h.messages)
-	g.PUT("/conversations/:sessionId/end", h.end)
-	g.DELETE("/conversations/:sessionId", h.deleteSession)
-	g.GET("/messages/history", chat.MessagePageHandler(h.svc.Chats(), chat.ScopeAgent))
-	g.POST("/files/upload", h.upload)
+	def := limit("default")
+	g.POST("/sessions", def, h.createSession)
+	g.POST("/sessions/:sessionId/chat", limit("chat"), h.chat)
+	g.GET("/conversations", def, h.conversations)
+	g.GET("/conversations/:sessionId", def, h.conversation)
+	g.GET("/conversations/:sessionId/messages", def, h.messages)
+	g.PUT("/conversations/:sessionId/end", def, h.end)
+	g.DELETE("/conversations/:sessionId", def, h.deleteSession)
+	g.GET("/messages/history", def, chat.MessagePageHandler(h.svc.Chats(), chat.ScopeAgent))
+	g.POST("/files/upload", def, h.upload)
 }
 
 func (h *Handler) create(c *gin.Context) {

@@ -16,8 +16,10 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register mounts the routes on g; reads need a login, writes an admin.
-func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
-	g.Use(auth)
+// auth is the authentication middleware, limit gives the middleware of a
+// rate-limit bucket.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
+	g.Use(auth, limit("default"))
 	g.GET("", h.page)
 	g.GET("/", h.page)
 	g.GET("/enabled", h.enabled)

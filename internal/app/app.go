@@ -25,7 +25,6 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/agent"
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
-	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
@@ -165,6 +164,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	a.closers = append(a.closers, voices.Close)
 	log.Info("tts ready", "provider", ttsName, "mp3", voices.Config().Lame != "", "maxConcurrency", voices.Config().MaxConcurrency)
 
+	// HTTP flow limits, shared through Redis when configured.
+	var limiter *ratelimit.Limiter // nil: limits off
+	if cfg.Limits.Enabled {
+		limiter = ratelimit.New(rdb, cfg.Redis.KeyPrefix+"rl:")
+	}
+	limits := ratelimit.NewLimits(limiter, buckets(cfg.Limits)...)
+
 	// Handlers.
 	accountHandler := users.NewHandler(accounts)
 	aiConfigHandler := aiconfig.NewHandler(aiConfigs)
@@ -195,35 +201,19 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
 	web.register(r)
 
+	// Each route names its rate-limit bucket where it is registered
+	// (limits.Bucket); a bucket counts per caller after authentication,
+	// per client IP before it.
 	api := r.Group(APIPrefix)
-	// Flow limits: per user after authentication; per IP on the account
-	// routes (login and registration are where guessing happens).
-	limitUser, limitIP := func(*gin.Context) {}, func(*gin.Context) {}
-	if cfg.Limits.Enabled {
-		limiter := ratelimit.New(rdb, cfg.Redis.KeyPrefix+"rl:")
-		bs := buckets(cfg.Limits)
-		limitUser = ratelimit.Middleware(limiter, bs, func(c *gin.Context) string {
-			if u, ok := auth.FromContext(c.Request.Context()); ok {
-				return "u:" + u.UserID
-			}
-			return ""
-		})
-		limitIP = ratelimit.Middleware(limiter, bs, func(*gin.Context) string { return "" })
-	}
-	required := accountHandler.Required()
-	authn := func(c *gin.Context) {
-		if required(c); !c.IsAborted() {
-			limitUser(c)
-		}
-	}
-	accountHandler.Register(api.Group("/users", limitIP))
-	aiConfigHandler.Register(api.Group("/ai-properties"), authn)
-	interviewHandler.Register(api.Group("/interview"), authn)
-	chatHandler.Register(api.Group("/ai"), authn)
-	agentHandler.RegisterProperties(api.Group("/agent-properties"), authn)
-	agentHandler.RegisterSessions(api.Group("/agents"), authn)
-	speechHandler.Register(api, authn)
-	ttsHandler.Register(api.Group("/xunfei/tts"), authn)
+	authn := accountHandler.Required()
+	accountHandler.Register(api.Group("/users"), limits.Bucket)
+	aiConfigHandler.Register(api.Group("/ai-properties"), authn, limits.Bucket)
+	interviewHandler.Register(api.Group("/interview"), authn, limits.Bucket)
+	chatHandler.Register(api.Group("/ai"), authn, limits.Bucket)
+	agentHandler.RegisterProperties(api.Group("/agent-properties"), authn, limits.Bucket)
+	agentHandler.RegisterSessions(api.Group("/agents"), authn, limits.Bucket)
+	speechHandler.Register(api, authn, limits.Bucket)
+	ttsHandler.Register(api.Group("/xunfei/tts"), authn, limits.Bucket)
 
 	a.router = r
 	return a, nil
@@ -372,11 +362,12 @@ func socketAuthenticator(accounts *users.Service) speech.Authenticator {
 	})
 }
 
-// buckets turns rate-limit.* into the limiter's buckets.
-func buckets(cfg LimitsConfig) ratelimit.Buckets {
+// buckets turns rate-limit.* into the limiter's buckets, named after their
+// configuration keys: rate-limit.answer is the bucket "answer".
+func buckets(cfg LimitsConfig) []ratelimit.Bucket {
 	b := func(name string, perSecond int) ratelimit.Bucket {
 		return ratelimit.Bucket{Name: name, Rate: perSecond, Burst: perSecond}
 	}
-	return ratelimit.Buckets{Answer: b("answer", cfg.Answer), Heavy: b("heavy", cfg.Heavy),
-		Read: b("read", cfg.Read), Default: b("default", cfg.Default)}
+	return []ratelimit.Bucket{b("answer", cfg.Answer), b("heavy", cfg.Heavy), b("read", cfg.Read),
+		b("chat", cfg.Chat), b("tts", cfg.TTS), b("default", cfg.Default)}
 }

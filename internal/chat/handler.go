@@ -20,18 +20,21 @@ type Handler struct{ svc *Service }
 // NewHandler returns the handler.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
-// Register mounts the routes on g; every route needs a login.
-func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+// Register mounts the routes on g; every route needs a login. auth is the
+// authentication middleware, limit gives the middleware of a rate-limit
+// bucket: streamed answers spend the chat bucket, the rest the default one.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
-	g.POST("/conversations", h.create)
-	g.GET("/conversations", h.list)
-	g.GET("/conversations/:sessionId", h.get)
-	g.PUT("/conversations/:sessionId", h.rename)
-	g.PUT("/conversations/:sessionId/end", h.end)
-	g.DELETE("/conversations/:sessionId", h.delete)
-	g.POST("/sessions/:sessionId/chat", h.chat)
-	g.GET("/history/page", h.historyPage)
-	g.GET("/history/:sessionId", h.history)
+	def := limit("default")
+	g.POST("/conversations", def, h.create)
+	g.GET("/conversations", def, h.list)
+	g.GET("/conversations/:sessionId", def, h.get)
+	g.PUT("/conversations/:sessionId", def, h.rename)
+	g.PUT("/conversations/:sessionId/end", def, h.end)
+	g.DELETE("/conversations/:sessionId", def, h.delete)
+	g.POST("/sessions/:sessionId/chat", limit("chat"), h.chat)
+	g.GET("/history/page", def, h.historyPage)
+	g.GET("/history/:sessionId", def, h.history)
 }
 
 // callerID returns the logged-in user's id; the auth middleware

@@ -19,29 +19,33 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register mounts the routes on g; every route needs a login and the
-// session must be the caller's (another user's is a 404).
-func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+// session must be the caller's (another user's is a 404). auth is the
+// authentication middleware, limit gives the middleware of a rate-limit
+// bucket (interview.md "HTTP flow limits"): answers, heavy uploads (the
+// resume, the photo), reads, and the default for the rest.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
-	g.POST("/sessions", h.create)
-	g.GET("/conversations", h.page)
+	def, read, answer, heavy := limit("default"), limit("read"), limit("answer"), limit("heavy")
+	g.POST("/sessions", def, h.create)
+	g.GET("/conversations", read, h.page)
 	sid := g.Group("/sessions/:sid")
-	sid.POST("/interview-questions", h.upload)
-	sid.GET("/current-question", h.current)
-	sid.GET("/next-question", h.current)
-	sid.POST("/interview/answer-json", h.answerJSON)
-	sid.POST("/interview/answer", h.answerForm)
-	sid.GET("/restore", h.restore)
-	sid.GET("/interview/questions", h.questions)
-	sid.GET("/interview/score", h.score)
-	sid.GET("/interview/suggestions", h.suggestions)
-	sid.GET("/resume/score", h.resumeScore)
-	sid.GET("/resume/preview", h.resumePreview)
-	sid.POST("/demeanor-evaluation", h.demeanor)
-	sid.GET("/radar-chart", h.radar)
-	sid.GET("/radar-chart.svg", h.radarSVG)
-	sid.PUT("/finish", h.finish)
-	g.GET("/interview/records", h.records)
-	g.GET("/interview/record/:sid", h.record)
+	sid.POST("/interview-questions", heavy, h.upload)
+	sid.GET("/current-question", read, h.current)
+	sid.GET("/next-question", read, h.current)
+	sid.POST("/interview/answer-json", answer, h.answerJSON)
+	sid.POST("/interview/answer", answer, h.answerForm)
+	sid.GET("/restore", read, h.restore)
+	sid.GET("/interview/questions", read, h.questions)
+	sid.GET("/interview/score", read, h.score)
+	sid.GET("/interview/suggestions", read, h.suggestions)
+	sid.GET("/resume/score", read, h.resumeScore)
+	sid.GET("/resume/preview", read, h.resumePreview)
+	sid.POST("/demeanor-evaluation", heavy, h.demeanor)
+	sid.GET("/radar-chart", read, h.radar)
+	sid.GET("/radar-chart.svg", read, h.radarSVG)
+	sid.PUT("/finish", def, h.finish)
+	g.GET("/interview/records", read, h.records)
+	g.GET("/interview/record/:sid", read, h.record)
 }
 
 // SessionView is a session as the API shows it.

@@ -30,15 +30,18 @@ func NewHandler(svc *Service, stopping context.Context) *Handler {
 }
 
 // Register mounts the routes on g (the /xunfei/tts group); auth guards all.
-func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+// limit gives the middleware of a rate-limit bucket: starting a synthesis
+// spends the tts bucket, everything else the default one.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
-	g.POST("/tasks", h.create)
-	g.GET("/tasks", h.list)
-	g.GET("/tasks/:taskId", h.get)
-	g.GET("/tasks/:taskId/audio", h.audio)
-	g.GET("/tasks/:taskId/events", h.events)
-	g.DELETE("/tasks/:taskId", h.delete)
-	g.POST("/synthesize", h.synthesize)
+	def, synth := limit("default"), limit("tts")
+	g.POST("/tasks", synth, h.create)
+	g.GET("/tasks", def, h.list)
+	g.GET("/tasks/:taskId", def, h.get)
+	g.GET("/tasks/:taskId/audio", def, h.audio)
+	g.GET("/tasks/:taskId/events", def, h.events)
+	g.DELETE("/tasks/:taskId", def, h.delete)
+	g.POST("/synthesize", synth, h.synthesize)
 }
 
 // caller returns the authenticated user's id, or answers 401.

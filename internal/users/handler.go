@@ -83,8 +83,11 @@ func (h *Handler) Required() gin.HandlerFunc {
 	}
 }
 
-// Register mounts the routes on g (the /users group).
-func (h *Handler) Register(g *gin.RouterGroup) {
+// Register mounts the routes on g (the /users group). limit gives the
+// middleware of a rate-limit bucket: here it runs before authentication,
+// so per client IP (login and registration are where guessing happens).
+func (h *Handler) Register(g *gin.RouterGroup, limit func(bucket string) gin.HandlerFunc) {
+	g.Use(limit("default"))
 	g.POST("/register", h.register)
 	g.POST("/login", h.login)
 	g.GET("/check-login", h.Optional(), h.checkLogin)
