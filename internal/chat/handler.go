@@ -1,10 +1,6 @@
 package chat
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
@@ -12,6 +8,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
+	"github.com/xunzhi-ai/aimeeting/internal/sse"
 )
 
 // Handler serves /api/xunzhi/v1/ai.
@@ -207,28 +204,15 @@ const (
 // with the error envelope. The request context is the turn's context, so a
 // client that disconnects cancels the model call.
 func Stream(c *gin.Context, turn *Turn) {
-	h := c.Writer.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	c.Status(http.StatusOK)
-	c.Writer.WriteHeaderNow()
-	c.Writer.Flush()
-
+	events, err := sse.Start(c.Writer)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
 	send := func(event string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if event != "" {
-			if _, err := fmt.Fprintf(c.Writer, "event: %s\n", event); err != nil {
-				return ErrClientGone
-			}
-		}
-		if _, err := fmt.Fprintf(c.Writer, "data: %s\n\n", b); err != nil {
+		if err := events.Send(event, v); err != nil {
 			return ErrClientGone
 		}
-		c.Writer.Flush()
 		return nil
 	}
 	res, err := turn.Run(c.Request.Context(), func(ch llm.Chunk) error {

@@ -2,7 +2,6 @@ package tts
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
@@ -11,6 +10,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
+	"github.com/xunzhi-ai/aimeeting/internal/sse"
 )
 
 // Handler serves the TTS routes.
@@ -211,37 +211,25 @@ func (h *Handler) events(c *gin.Context) {
 	stop := context.AfterFunc(h.stopping, cancel)
 	defer stop()
 
-	w := c.Writer
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Connection", "keep-alive")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	send := func(event string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
-			return err
-		}
-		w.Flush()
-		return nil
+	events, err := sse.Start(c.Writer)
+	if err != nil {
+		httpx.Error(c, err)
+		return
 	}
 	err = h.svc.Watch(ctx, id, uid, func(t *Task) error {
-		if err := send("progress", h.view(t)); err != nil {
+		if err := events.Send("progress", h.view(t)); err != nil {
 			return err
 		}
 		switch t.Status {
 		case StatusDone:
-			return send("done", h.view(t))
+			return events.Send("done", h.view(t))
 		case StatusFailed:
-			return send("failed", h.view(t))
+			return events.Send("failed", h.view(t))
 		}
 		return nil
 	})
 	if err != nil && ctx.Err() == nil {
 		_, e := httpx.StatusOf(err)
-		_ = send("error", httpx.Envelope{Code: e.Code, Message: e.Message, RequestID: httpx.RequestID(c)})
+		_ = events.Send("error", httpx.Envelope{Code: e.Code, Message: e.Message, RequestID: httpx.RequestID(c)})
 	}
 }
