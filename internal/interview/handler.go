@@ -78,6 +78,9 @@ func ViewOf(s Session) SessionView {
 		CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
 }
 
+// An answer still being evaluated is answered 202 by httpx.Respond.
+var _ httpx.Pending = (*ErrStillEvaluating)(nil)
+
 // userID returns the caller's id; the auth middleware guarantees one (an
 // empty id finds no session: a 404).
 func userID(c *gin.Context) string {
