@@ -15,19 +15,8 @@ import (
 // and agent), TTS syntheses and interview answers have buckets of their
 // own, so spending one leaves the others, and the default, untouched.
 func TestRateLimitBucketsPerRoute(t *testing.T) {
-	t.Chdir(t.TempDir())
-	cfg, _, err := loadConfig("", []string{"RATE_LIMIT_ENABLED=true", "AUTH_BCRYPT_COST=4",
-		"RATE_LIMIT_CHAT=1", "RATE_LIMIT_TTS=1", "RATE_LIMIT_ANSWER=1", "RATE_LIMIT_DEFAULT=1000", "RATE_LIMIT_READ=1000"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(srv.Close)
+	_, srv := startInProcess(t, "RATE_LIMIT_ENABLED=true", "AUTH_BCRYPT_COST=4",
+		"RATE_LIMIT_CHAT=1", "RATE_LIMIT_TTS=1", "RATE_LIMIT_ANSWER=1", "RATE_LIMIT_DEFAULT=1000", "RATE_LIMIT_READ=1000")
 	token := MustRegisterLogin(t, srv.URL, "limited").Token
 	call := func(method, path string, body any) int {
 		return servertest.Do(t, method, srv.URL+api+path, token, body).Status
@@ -58,4 +47,23 @@ func TestRateLimitBucketsPerRoute(t *testing.T) {
 			t.Fatalf("%s: %s %s = %d, want 429: %v", s.name, s.method, s.path, got, s.want429)
 		}
 	}
+}
+
+// startInProcess runs the app in this process on the embedded defaults
+// plus env, its data under a temporary directory, behind an httptest server.
+func startInProcess(t *testing.T, env ...string) (*app.App, *httptest.Server) {
+	t.Helper()
+	t.Chdir(t.TempDir())
+	cfg, _, err := loadConfig("", env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(a.Close)
+	srv := httptest.NewServer(a.Handler())
+	t.Cleanup(srv.Close)
+	return a, srv
 }
