@@ -2,19 +2,15 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"image"
 	"image/png"
 	"io"
-	"log/slog"
 	"mime/multipart"
 	"net/http"
-	"net/http/httptest"
 	"strings"
 	"testing"
 
-	"github.com/xunzhi-ai/aimeeting/internal/app"
 	"github.com/xunzhi-ai/aimeeting/internal/servertest"
 )
 
@@ -157,18 +153,7 @@ func pngBytes() []byte {
 }
 
 func TestAuthorizationMatrix(t *testing.T) {
-	t.Chdir(t.TempDir())
-	cfg, _, err := loadConfig("", []string{"RATE_LIMIT_ENABLED=false", "AUTH_BCRYPT_COST=4"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	a, err := app.New(context.Background(), cfg, slog.New(slog.NewTextHandler(io.Discard, nil)))
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(a.Close)
-	srv := httptest.NewServer(a.Handler())
-	t.Cleanup(srv.Close)
+	a, srv := startInProcess(t, "RATE_LIMIT_ENABLED=false", "AUTH_BCRYPT_COST=4")
 	m := matrix{t: t, base: srv.URL}
 
 	login := func(name string) caller {

@@ -3,10 +3,10 @@ package agent
 import (
 	"github.com/gin-gonic/gin"
 
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
 // Handler serves /api/xunzhi/v1/agent-properties and /api/xunzhi/v1/agents.
@@ -16,14 +16,15 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // RegisterProperties mounts the agent configuration routes on g: reads
-// need a login, writes an admin.
-func (h *Handler) RegisterProperties(g *gin.RouterGroup, auth gin.HandlerFunc) {
-	g.Use(auth)
+// need a login, writes an admin. auth is the authentication middleware,
+// limit gives the middleware of a rate-limit bucket.
+func (h *Handler) RegisterProperties(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
+	g.Use(auth, limit("default"))
 	g.GET("", h.page)
 	g.GET("/", h.page)
 	g.GET("/byName", h.byName)
 	g.GET("/:id", h.get)
-	admin := g.Group("", users.Admin())
+	admin := g.Group("", httpx.Admin())
 	admin.POST("", h.create)
 	admin.POST("/", h.create)
 	admin.PUT("", h.update)
@@ -32,18 +33,20 @@ func (h *Handler) RegisterProperties(g *gin.RouterGroup, auth gin.HandlerFunc) {
 }
 
 // RegisterSessions mounts the agent session routes on g; every route needs
-// a login and sees only the caller's sessions and files.
-func (h *Handler) RegisterSessions(g *gin.RouterGroup, auth gin.HandlerFunc) {
+// a login and sees only the caller's sessions and files. Streamed answers
+// spend the chat bucket, everything else the default one.
+func (h *Handler) RegisterSessions(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
-	g.POST("/sessions", h.createSession)
-	g.POST("/sessions/:sessionId/chat", h.chat)
-	g.GET("/conversations", h.conversations)
-	g.GET("/conversations/:sessionId", h.conversation)
-	g.GET("/conversations/:sessionId/messages", h.messages)
-	g.PUT("/conversations/:sessionId/end", h.end)
-	g.DELETE("/conversations/:sessionId", h.deleteSession)
-	g.GET("/messages/history", chat.MessagePageHandler(h.svc.Chats(), chat.ScopeAgent))
-	g.POST("/files/upload", h.upload)
+	def := limit("default")
+	g.POST("/sessions", def, h.createSession)
+	g.POST("/sessions/:sessionId/chat", limit("chat"), h.chat)
+	g.GET("/conversations", def, h.conversations)
+	g.GET("/conversations/:sessionId", def, h.conversation)
+	g.GET("/conversations/:sessionId/messages", def, h.messages)
+	g.PUT("/conversations/:sessionId/end", def, h.end)
+	g.DELETE("/conversations/:sessionId", def, h.deleteSession)
+	g.GET("/messages/history", def, chat.MessagePageHandler(h.svc.Chats(), chat.ScopeAgent))
+	g.POST("/files/upload", def, h.upload)
 }
 
 func (h *Handler) create(c *gin.Context) {
@@ -52,8 +55,12 @@ func (h *Handler) create(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	u, _ := users.Current(c)
-	a, err := h.svc.Create(c.Request.Context(), u.ID, in)
+	u, err := auth.Require(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	a, err := h.svc.Create(c.Request.Context(), u.UserID, in)
 	httpx.Respond(c, ViewOf(a), err)
 }
 
@@ -105,18 +112,17 @@ func (h *Handler) page(c *gin.Context) {
 	httpx.Respond(c, page.Map(res, ViewOf), err)
 }
 
-// sessionParam returns the caller and the sessionId path parameter.
-func sessionParam(c *gin.Context) (string, string, error) {
-	uid, err := chat.Caller(c)
-	if err != nil {
-		return "", "", err
-	}
-	sid, err := httpx.Param(c, "sessionId")
-	return uid, sid, err
+// sessionParam returns the caller's id and the sessionId path parameter.
+func sessionParam(c *gin.Context) (string, string, error) { return chat.CallerAndSession(c) }
+
+// callerID returns the logged-in user's id (401 without one).
+func callerID(c *gin.Context) (string, error) {
+	u, err := auth.Require(c.Request.Context())
+	return u.UserID, err
 }
 
 func (h *Handler) createSession(c *gin.Context) {
-	uid, err := chat.Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -160,7 +166,7 @@ func (h *Handler) chat(c *gin.Context) {
 }
 
 func (h *Handler) conversations(c *gin.Context) {
-	uid, err := chat.Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -192,15 +198,7 @@ func (h *Handler) messages(c *gin.Context) {
 		return
 	}
 	msgs, err := h.svc.Chats().History(c.Request.Context(), uid, sid, chat.ScopeAgent)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	out := make([]chat.MessageView, len(msgs))
-	for i, m := range msgs {
-		out[i] = chat.ViewOfMessage(m)
-	}
-	httpx.OK(c, out)
+	httpx.Respond(c, chat.ViewsOfMessages(msgs), err)
 }
 
 func (h *Handler) end(c *gin.Context) {
@@ -222,7 +220,7 @@ func (h *Handler) deleteSession(c *gin.Context) {
 }
 
 func (h *Handler) upload(c *gin.Context) {
-	uid, err := chat.Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return

@@ -4,9 +4,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
 // Handler serves /api/xunzhi/v1/ai-properties.
@@ -16,14 +16,16 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register mounts the routes on g; reads need a login, writes an admin.
-func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
-	g.Use(auth)
+// auth is the authentication middleware, limit gives the middleware of a
+// rate-limit bucket.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
+	g.Use(auth, limit("default"))
 	g.GET("", h.page)
 	g.GET("/", h.page)
 	g.GET("/enabled", h.enabled)
 	g.GET("/options", h.options)
 	g.GET("/:id", h.get)
-	admin := g.Group("", users.Admin())
+	admin := g.Group("", httpx.Admin())
 	admin.POST("", h.create)
 	admin.POST("/", h.create)
 	admin.PUT("", h.update)
@@ -38,8 +40,12 @@ func (h *Handler) create(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	u, _ := users.Current(c)
-	p, err := h.svc.Create(c.Request.Context(), u.ID, in)
+	u, err := auth.Require(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	p, err := h.svc.Create(c.Request.Context(), u.UserID, in)
 	httpx.Respond(c, ViewOf(p), err)
 }
 
@@ -96,7 +102,7 @@ func (h *Handler) enabled(c *gin.Context) {
 	for i, p := range ps {
 		out[i] = ViewOf(p)
 	}
-	httpx.OK(c, out)
+	httpx.Respond(c, out, nil)
 }
 
 func (h *Handler) options(c *gin.Context) {

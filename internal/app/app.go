@@ -22,45 +22,42 @@ import (
 	"github.com/redis/go-redis/v9"
 	"gorm.io/gorm"
 
+	"github.com/xunzhi-ai/aimeeting/internal/agent"
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/interview/offline"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/ratelimit"
-	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
+	"github.com/xunzhi-ai/aimeeting/internal/speech"
+	"github.com/xunzhi-ai/aimeeting/internal/tts"
 	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
 // APIPrefix is the root of every REST path (kept from the original).
 const APIPrefix = "/api/xunzhi/v1"
 
-// App is the assembled service.
+// App is the assembled service. It keeps only what serving and shutting
+// down need: every dependency is built in New and handed on as an argument.
 type App struct {
 	cfg    Config
 	log    *slog.Logger
-	db     *gorm.DB
-	rdb    redis.UniversalClient // nil without Redis
 	reg    *prometheus.Registry
 	router *gin.Engine
 	// stopping is cancelled when shutdown begins, so long-lived streams
 	// (SSE, WebSockets) can end instead of holding the shutdown up.
 	stopping context.Context
 	stop     context.CancelFunc
-	// offline is the built-in model; interview stages teach it their parts.
-	offline   *llm.Offline
-	aiConfigs *aiconfig.Service
-	invoker   *interview.Invoker
-	users     *users.Service
-	// flights is the single-flight group (also used to share TTS audio).
-	flights *singleflight.Group
+	// closers release the dependencies, run newest first.
 	closers []func() error
 }
 
-// New connects to the database (running migrations) and Redis when
-// configured, and builds the router.
+// New assembles the service from top to bottom: it opens the stores (the
+// database, running migrations, and Redis when configured), builds the
+// services on them, the handlers on the services, and registers the routes.
 func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) {
 	a = &App{cfg: cfg, log: log, reg: prometheus.NewRegistry()}
 	a.stopping, a.stop = context.WithCancel(context.Background())
@@ -69,116 +66,177 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 			a.Close()
 		}
 	}()
-	a.reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
+	reg := a.reg
+	reg.MustRegister(collectors.NewGoCollector(), collectors.NewProcessCollector(collectors.ProcessCollectorOpts{}))
 
-	a.db, err = db.Open(ctx, db.Config{Driver: cfg.Database.Driver, DSN: cfg.Database.DSN,
+	// Stores.
+	gdb, err := db.Open(ctx, db.Config{Driver: cfg.Database.Driver, DSN: cfg.Database.DSN,
 		MaxOpenConns: cfg.Database.MaxOpenConns, MaxIdleConns: cfg.Database.MaxIdleConns})
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, func() error { return db.Close(a.db) })
-
-	if cfg.Redis.Enabled() {
-		a.rdb = redis.NewUniversalClient(&redis.UniversalOptions{
-			Addrs: cfg.Redis.AddrList(), IsClusterMode: cfg.Redis.Cluster,
-			Username: cfg.Redis.Username, Password: cfg.Redis.Password, DB: cfg.Redis.DB,
-			ContextTimeoutEnabled: true, // per-call deadlines (single-flight redis-timeout) apply without extra goroutines
-		})
-		a.closers = append(a.closers, a.rdb.Close)
-		pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
-		perr := a.rdb.Ping(pingCtx).Err()
-		cancel()
-		if perr != nil {
-			// Redis is an optimisation (cache, locks, cross-instance dedup):
-			// start anyway, /readyz reports it and hybrid mode falls back.
-			log.Warn("redis unreachable at start-up; continuing", "addrs", cfg.Redis.Addrs, "err", perr)
-		}
+	a.closers = append(a.closers, func() error { return db.Close(gdb) })
+	rdb := openRedis(ctx, cfg.Redis, log) // nil without Redis
+	if rdb != nil {
+		a.closers = append(a.closers, rdb.Close)
 	}
 
+	// Services. Closers run newest first: the TTS worker and the sockets
+	// stop, then chat answers still streaming are ended and saved, then
+	// the flights, Redis and the database close.
 	var tokenCache users.TokenCache
-	if a.rdb != nil {
-		tokenCache = users.NewRedisTokenCache(a.rdb, cfg.Redis.KeyPrefix)
+	if rdb != nil {
+		tokenCache = users.NewRedisTokenCache(rdb, cfg.Redis.KeyPrefix)
 	}
-	userSvc, err := users.NewService(users.NewGormStore(a.db), tokenCache, users.Config{
+	accounts, err := users.NewService(users.NewGormStore(gdb), tokenCache, users.Config{
 		TokenTTL: cfg.Auth.TokenTTL, TokenIdleTTL: cfg.Auth.TokenIdleTTL, BcryptCost: cfg.Auth.BcryptCost,
 	})
 	if err != nil {
 		return nil, err
 	}
-	a.users = userSvc
-	userHandler := users.NewHandler(userSvc)
-
-	def, err := defaultProvider(cfg.AI)
+	model, err := defaultProvider(cfg.AI)
 	if err != nil {
 		return nil, err
 	}
-	a.offline = llm.NewOffline()
-	if def == nil {
-		def = a.offline
-	}
-	a.aiConfigs = aiconfig.NewService(aiconfig.NewGormStore(a.db), def)
-
-	a.invoker, a.flights, err = newInvoker(cfg, a.rdb, a.reg)
+	aiConfigs := aiconfig.NewService(aiconfig.NewGormStore(gdb), model)
+	invoker, flights, err := newInvoker(cfg, rdb, reg)
 	if err != nil {
 		return nil, err
 	}
-	a.closers = append(a.closers, a.flights.Close)
-
-	offline.Register(a.offline)
-	interviews, err := interview.NewService(interview.NewGormStore(a.db), a.invoker, a.aiConfigs.Default().Provider,
+	a.closers = append(a.closers, flights.Close)
+	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
 		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log})
 	if err != nil {
 		return nil, err
 	}
+	chats := chat.NewService(chat.NewGormStore(gdb), aiConfigs, chat.Config{
+		MaxMessageChars: cfg.Chat.MaxMessageChars,
+		ContextTokens:   cfg.Chat.ContextTokens,
+		StreamTimeout:   cfg.Chat.StreamTimeout,
+	})
+	a.closers = append(a.closers, chats.Close)
+	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, aiConfigs, agent.Config{
+		DefaultAgentName: cfg.Agents.DefaultAgentName,
+		MaxFileBytes:     cfg.Agents.MaxFileBytes,
+		FileContextChars: cfg.Agents.FileContextChars,
+		UploadDir:        filepath.Join(cfg.DataDir, "uploads", "agent"),
+	})
+	if err != nil {
+		return nil, err
+	}
+	recognizer, err := speechRecognizer(cfg.Speech, log)
+	if err != nil {
+		return nil, err
+	}
+	if c, ok := recognizer.(io.Closer); ok {
+		a.closers = append(a.closers, c.Close)
+	}
+	log.Info("speech recogniser", "provider", recognizer.Name())
+	sockets := speech.NewServer(speech.Config{
+		MaxSocketsPerUser: cfg.Speech.MaxSocketsPerUser,
+		IdleTimeout:       cfg.Speech.IdleTimeout,
+		MaxFrameBytes:     cfg.Speech.MaxFrameBytes,
+	}, recognizer, socketAuthenticator(accounts), speech.NewMetrics(reg))
+	a.closers = append(a.closers, func() error {
+		// Open sockets get a 1001 close frame; their recognisers drain.
+		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		defer cancel()
+		return sockets.Shutdown(ctx)
+	})
+	transcriber := speech.NewTranscriber(recognizer)
+	ttsName, synth, err := ttsProvider(cfg.TTS)
+	if err != nil {
+		return nil, err
+	}
+	if synth == nil {
+		log.Warn("no TTS provider: install espeak-ng (scripts/tts-deps.sh) or set tts.provider; TTS requests will fail with 503")
+	}
+	// Audio lives under <data-dir>/tts: instances sharing a database must
+	// share that directory too (see docs/tts.md). The worker's closer (the
+	// first to run) releases the tasks it runs so that they resume
+	// elsewhere or after a restart.
+	voices, err := tts.NewService(tts.NewGormStore(gdb), synth, flights, ttsConfig(cfg, ttsName),
+		log.With("domain", "tts"), reg)
+	if err != nil {
+		return nil, err
+	}
+	voices.Start()
+	a.closers = append(a.closers, voices.Close)
+	log.Info("tts ready", "provider", ttsName, "mp3", voices.Config().Lame != "", "maxConcurrency", voices.Config().MaxConcurrency)
 
+	// HTTP flow limits, shared through Redis when configured.
+	var limiter *ratelimit.Limiter // nil: limits off
+	if cfg.Limits.Enabled {
+		limiter = ratelimit.New(rdb, cfg.Redis.KeyPrefix+"rl:")
+	}
+	limits := ratelimit.NewLimits(limiter, buckets(cfg.Limits)...)
+
+	// Handlers.
+	accountHandler := users.NewHandler(accounts)
+	aiConfigHandler := aiconfig.NewHandler(aiConfigs)
+	interviewHandler := interview.NewHandler(interviews)
+	chatHandler := chat.NewHandler(chats)
+	agentHandler := agent.NewHandler(agents)
+	speechHandler := speech.NewHandler(sockets, transcriber, speechMaxUpload(cfg.Speech))
+	// Event streams end when shutdown starts instead of holding it up.
+	ttsHandler := tts.NewHandler(voices, a.stopping)
+	web, err := newWebHandler()
+	if err != nil {
+		return nil, err
+	}
+
+	// Routes.
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
 	r.HandleMethodNotAllowed = true
-	r.Use(httpx.Middleware(log, httpx.NewMetrics(a.reg), cfg.Server.MaxBody)...)
+	r.Use(httpx.Middleware(log, httpx.NewMetrics(reg), cfg.Server.MaxBody)...)
 	r.Use(httpx.CORS(cfg.Server.CORS.Origins(), cfg.Server.CORS.AllowCredentials))
 	r.NoRoute(func(c *gin.Context) { httpx.Error(c, apperr.NotFound("route "+c.Request.URL.Path)) })
 	r.NoMethod(func(c *gin.Context) {
 		httpx.Error(c, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeBadRequest,
 			Message: "method " + c.Request.Method + " is not allowed on " + c.Request.URL.Path})
 	})
-	r.GET("/healthz", func(c *gin.Context) { httpx.OK(c, gin.H{"status": "ok"}) })
-	r.GET("/readyz", a.readyz)
-	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(a.reg, promhttp.HandlerOpts{})))
+	r.GET("/healthz", func(c *gin.Context) { httpx.Respond(c, gin.H{"status": "ok"}, nil) })
+	r.GET("/readyz", readyz(gdb, rdb))
+	r.GET("/metrics", gin.WrapH(promhttp.HandlerFor(reg, promhttp.HandlerOpts{})))
+	web.register(r)
 
+	// Each route names its rate-limit bucket where it is registered
+	// (limits.Bucket); a bucket counts per caller after authentication,
+	// per client IP before it.
 	api := r.Group(APIPrefix)
-	// Flow limits: per user after authentication; per IP on the account
-	// routes (login and registration are where guessing happens).
-	limitUser, limitIP := func(*gin.Context) {}, func(*gin.Context) {}
-	if cfg.Limits.Enabled {
-		limiter := ratelimit.New(a.rdb, cfg.Redis.KeyPrefix+"rl:")
-		bs := buckets(cfg.Limits)
-		limitUser = ratelimit.Middleware(limiter, bs, func(c *gin.Context) string {
-			if u, ok := users.Current(c); ok {
-				return "u:" + u.ID
-			}
-			return ""
-		})
-		limitIP = ratelimit.Middleware(limiter, bs, func(*gin.Context) string { return "" })
-	}
-	required := userHandler.Required()
-	auth := func(c *gin.Context) {
-		if required(c); !c.IsAborted() {
-			limitUser(c)
-		}
-	}
-	userHandler.Register(api.Group("/users", limitIP))
-	aiconfig.NewHandler(a.aiConfigs).Register(api.Group("/ai-properties"), auth)
-	interview.NewHandler(interviews).Register(api.Group("/interview"), auth)
-	for _, mount := range []func(*gin.RouterGroup, gin.HandlerFunc) error{a.mountChat, a.mountSpeech, a.mountTts} {
-		if err := mount(api, auth); err != nil {
-			return nil, err
-		}
-	}
-	if err := a.mountWeb(r); err != nil {
-		return nil, err
-	}
+	authn := accountHandler.Required()
+	accountHandler.Register(api.Group("/users"), limits.Bucket)
+	aiConfigHandler.Register(api.Group("/ai-properties"), authn, limits.Bucket)
+	interviewHandler.Register(api.Group("/interview"), authn, limits.Bucket)
+	chatHandler.Register(api.Group("/ai"), authn, limits.Bucket)
+	agentHandler.RegisterProperties(api.Group("/agent-properties"), authn, limits.Bucket)
+	agentHandler.RegisterSessions(api.Group("/agents"), authn, limits.Bucket)
+	speechHandler.Register(api, authn, limits.Bucket)
+	ttsHandler.Register(api.Group("/xunfei/tts"), authn, limits.Bucket)
+
 	a.router = r
 	return a, nil
+}
+
+// openRedis connects to Redis when configured (nil otherwise). Redis is an
+// optimisation (cache, locks, cross-instance dedup): when it is unreachable
+// the service starts anyway, /readyz reports it and hybrid mode falls back.
+func openRedis(ctx context.Context, cfg RedisConfig, log *slog.Logger) redis.UniversalClient {
+	if !cfg.Enabled() {
+		return nil
+	}
+	rdb := redis.NewUniversalClient(&redis.UniversalOptions{
+		Addrs: cfg.AddrList(), IsClusterMode: cfg.Cluster,
+		Username: cfg.Username, Password: cfg.Password, DB: cfg.DB,
+		ContextTimeoutEnabled: true, // per-call deadlines (single-flight redis-timeout) apply without extra goroutines
+	})
+	pingCtx, cancel := context.WithTimeout(ctx, 3*time.Second)
+	defer cancel()
+	if err := rdb.Ping(pingCtx).Err(); err != nil {
+		log.Warn("redis unreachable at start-up; continuing", "addrs", cfg.Addrs, "err", err)
+	}
+	return rdb
 }
 
 // Handler is the HTTP handler of the whole service.
@@ -191,31 +249,34 @@ func (a *App) Registry() *prometheus.Registry { return a.reg }
 func (a *App) Routes() gin.RoutesInfo { return a.router.Routes() }
 
 // readyz checks the database and, when configured, Redis.
-func (a *App) readyz(c *gin.Context) {
-	ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
-	defer cancel()
-	checks := gin.H{}
-	ready := true
-	if err := db.Ping(ctx, a.db); err != nil {
-		checks["database"] = "down: " + err.Error()
-		ready = false
-	} else {
-		checks["database"] = "up"
-	}
-	if a.rdb != nil {
-		if err := a.rdb.Ping(ctx).Err(); err != nil {
-			checks["redis"] = "down: " + err.Error()
+func readyz(gdb *gorm.DB, rdb redis.UniversalClient) gin.HandlerFunc {
+	return func(c *gin.Context) {
+		ctx, cancel := context.WithTimeout(c.Request.Context(), 2*time.Second)
+		defer cancel()
+		checks := gin.H{}
+		ready := true
+		if err := db.Ping(ctx, gdb); err != nil {
+			checks["database"] = "down: " + err.Error()
 			ready = false
 		} else {
-			checks["redis"] = "up"
+			checks["database"] = "up"
 		}
+		if rdb != nil {
+			if err := rdb.Ping(ctx).Err(); err != nil {
+				checks["redis"] = "down: " + err.Error()
+				ready = false
+			} else {
+				checks["redis"] = "up"
+			}
+		}
+		if !ready {
+			// Not an error of the request: a 503 whose data says what is down.
+			c.AbortWithStatusJSON(http.StatusServiceUnavailable, httpx.Envelope{Code: apperr.CodeAIUnavailable,
+				Message: "not ready", Data: checks, RequestID: httpx.RequestID(c)})
+			return
+		}
+		httpx.Respond(c, checks, nil)
 	}
-	if !ready {
-		c.AbortWithStatusJSON(http.StatusServiceUnavailable, httpx.Envelope{Code: apperr.CodeAIUnavailable,
-			Message: "not ready", Data: checks, RequestID: httpx.RequestID(c)})
-		return
-	}
-	httpx.OK(c, checks)
 }
 
 // Run serves until ctx is done, then shuts down gracefully: the listener
@@ -234,7 +295,7 @@ func (a *App) Run(ctx context.Context, stdout io.Writer) error {
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	a.log.Info("listening", "addr", ln.Addr().String(), "database", a.cfg.Database.Driver,
-		"redis", a.rdb != nil, "aiProvider", a.cfg.AI.ResolvedProvider())
+		"redis", a.cfg.Redis.Enabled(), "aiProvider", a.cfg.AI.ResolvedProvider())
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr().String())
 	errc := make(chan error, 1)
 	go func() { errc <- srv.Serve(ln) }()
@@ -265,7 +326,8 @@ func (a *App) Close() {
 	a.closers = nil
 }
 
-// defaultProvider builds the provider of ai.provider, or nil for offline.
+// defaultProvider builds the provider of ai.provider. Offline is the
+// built-in model, taught every interview stage before anyone holds it.
 func defaultProvider(cfg AIConfig) (llm.Provider, error) {
 	switch cfg.ResolvedProvider() {
 	case "openai":
@@ -282,14 +344,30 @@ func defaultProvider(cfg AIConfig) (llm.Provider, error) {
 		}
 		return p, nil
 	}
-	return nil, nil
+	model := llm.NewOffline()
+	offline.Register(model)
+	return model, nil
 }
 
-// buckets turns rate-limit.* into the limiter's buckets.
-func buckets(cfg LimitsConfig) ratelimit.Buckets {
+// socketAuthenticator authenticates the transcription socket's token (the
+// socket authenticates itself: its token may come in the query or the
+// subprotocol, where the auth middleware does not look).
+func socketAuthenticator(accounts *users.Service) speech.Authenticator {
+	return speech.AuthenticatorFunc(func(ctx context.Context, token string) (speech.Principal, error) {
+		u, err := accounts.Authenticate(ctx, token)
+		if err != nil {
+			return speech.Principal{}, err
+		}
+		return speech.Principal{ID: u.ID, Username: u.Username}, nil
+	})
+}
+
+// buckets turns rate-limit.* into the limiter's buckets, named after their
+// configuration keys: rate-limit.answer is the bucket "answer".
+func buckets(cfg LimitsConfig) []ratelimit.Bucket {
 	b := func(name string, perSecond int) ratelimit.Bucket {
 		return ratelimit.Bucket{Name: name, Rate: perSecond, Burst: perSecond}
 	}
-	return ratelimit.Buckets{Answer: b("answer", cfg.Answer), Heavy: b("heavy", cfg.Heavy),
-		Read: b("read", cfg.Read), Default: b("default", cfg.Default)}
+	return []ratelimit.Bucket{b("answer", cfg.Answer), b("heavy", cfg.Heavy), b("read", cfg.Read),
+		b("chat", cfg.Chat), b("tts", cfg.TTS), b("default", cfg.Default)}
 }

@@ -144,6 +144,8 @@ type LimitsConfig struct {
 	Answer  int  `mapstructure:"answer"`
 	Heavy   int  `mapstructure:"heavy"`
 	Read    int  `mapstructure:"read"`
+	Chat    int  `mapstructure:"chat"`
+	TTS     int  `mapstructure:"tts"`
 	Default int  `mapstructure:"default"`
 }
 
@@ -286,8 +288,9 @@ func (c *Config) Validate() error {
 	if c.Auth.TokenTTL <= 0 || c.Auth.TokenIdleTTL <= 0 {
 		bad("auth.token-ttl", "auth.token-ttl and auth.token-idle-ttl must be positive")
 	}
-	if c.Limits.Enabled && (c.Limits.Answer < 1 || c.Limits.Heavy < 1 || c.Limits.Read < 1 || c.Limits.Default < 1) {
-		bad("rate-limit", "answer, heavy, read and default must be at least 1 request per second")
+	if c.Limits.Enabled && (c.Limits.Answer < 1 || c.Limits.Heavy < 1 || c.Limits.Read < 1 ||
+		c.Limits.Chat < 1 || c.Limits.TTS < 1 || c.Limits.Default < 1) {
+		bad("rate-limit", "answer, heavy, read, chat, tts and default must be at least 1 request per second")
 	}
 	if c.Auth.BcryptCost < 4 || c.Auth.BcryptCost > 31 {
 		bad("auth.bcrypt-cost", "must be 4..31, got %d", c.Auth.BcryptCost)

@@ -1,12 +1,9 @@
 package app
 
 import (
-	"context"
 	"errors"
 	"fmt"
-	"time"
-
-	"github.com/gin-gonic/gin"
+	"log/slog"
 
 	"github.com/xunzhi-ai/aimeeting/internal/speech"
 	"github.com/xunzhi-ai/aimeeting/internal/speech/openai"
@@ -14,52 +11,24 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/speech/xunfei"
 )
 
-// mountSpeech builds the speech domain and mounts its routes on api: the
-// transcription WebSocket (which authenticates itself) and the
-// whole-recording upload (behind auth).
-func (a *App) mountSpeech(api *gin.RouterGroup, auth gin.HandlerFunc) error {
-	cfg := a.cfg.Speech
-	rec, err := a.speechRecognizer(cfg)
-	if err != nil {
-		return err
+// speechMaxUpload is speech.max-upload-bytes, 50 MiB when unset.
+func speechMaxUpload(cfg SpeechConfig) int64 {
+	if cfg.MaxUploadBytes <= 0 {
+		return 50 << 20
 	}
-	a.log.Info("speech recogniser", "provider", rec.Name())
-	authn := speech.AuthenticatorFunc(func(ctx context.Context, token string) (speech.Principal, error) {
-		u, err := a.users.Authenticate(ctx, token)
-		if err != nil {
-			return speech.Principal{}, err
-		}
-		return speech.Principal{ID: u.ID, Username: u.Username}, nil
-	})
-	sockets := speech.NewServer(speech.Config{
-		MaxSocketsPerUser: cfg.MaxSocketsPerUser,
-		IdleTimeout:       cfg.IdleTimeout,
-		MaxFrameBytes:     cfg.MaxFrameBytes,
-	}, rec, authn, speech.NewMetrics(a.reg))
-	a.closers = append(a.closers, func() error {
-		// Open sockets get a 1001 close frame; their recognisers drain.
-		ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-		defer cancel()
-		return sockets.Shutdown(ctx)
-	})
-	maxUpload := cfg.MaxUploadBytes
-	if maxUpload <= 0 {
-		maxUpload = 50 << 20
-	}
-	speech.NewHandler(sockets, speech.NewTranscriber(rec), maxUpload).Register(api, auth)
-	return nil
+	return cfg.MaxUploadBytes
 }
 
 // speechRecognizer builds the provider of speech.provider. "auto" is
 // pocketsphinx when installed, else openai or xunfei when credentials are
-// configured; with none the routes answer that speech is unavailable.
-func (a *App) speechRecognizer(cfg SpeechConfig) (speech.Recognizer, error) {
+// configured; with none the routes answer that speech is unavailable. A
+// recogniser that is an io.Closer must be closed on shutdown.
+func speechRecognizer(cfg SpeechConfig, log *slog.Logger) (speech.Recognizer, error) {
 	ps := func() (speech.Recognizer, error) {
 		e, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.Pocketsphinx.ModelDir})
 		if err != nil {
 			return nil, err
 		}
-		a.closers = append(a.closers, e.Close)
 		return e, nil
 	}
 	oa := func() (speech.Recognizer, error) {
@@ -78,7 +47,7 @@ func (a *App) speechRecognizer(cfg SpeechConfig) (speech.Recognizer, error) {
 		return rec, nil
 	case "openai":
 		if cfg.OpenAI.APIKey == "" {
-			a.log.Warn("speech.provider is openai without speech.openai.api-key")
+			log.Warn("speech.provider is openai without speech.openai.api-key")
 		}
 		return oa()
 	case "xunfei":
@@ -97,7 +66,7 @@ func (a *App) speechRecognizer(cfg SpeechConfig) (speech.Recognizer, error) {
 		case cfg.Xunfei.AppID != "" && cfg.Xunfei.APIKey != "":
 			return xf()
 		}
-		a.log.Warn("no speech recogniser: install pocketsphinx (scripts/speech-deps.sh) or configure speech.openai / speech.xunfei", "err", err)
+		log.Warn("no speech recogniser: install pocketsphinx (scripts/speech-deps.sh) or configure speech.openai / speech.xunfei", "err", err)
 		return speech.Unavailable{Reason: "install pocketsphinx or configure speech.openai / speech.xunfei"}, nil
 	}
 	return nil, fmt.Errorf("speech.provider must be auto, pocketsphinx, openai or xunfei, got %q", cfg.Provider)

@@ -5,51 +5,28 @@ import (
 	"os/exec"
 	"path/filepath"
 
-	"github.com/gin-gonic/gin"
-
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 	"github.com/xunzhi-ai/aimeeting/internal/tts/espeak"
 	"github.com/xunzhi-ai/aimeeting/internal/tts/openai"
 	"github.com/xunzhi-ai/aimeeting/internal/tts/xunfei"
 )
 
-// mountTts builds the tts domain and mounts its routes on api.
-//
-// Audio lives under <data-dir>/tts: instances sharing a database must share
-// that directory too (see docs/tts.md). The worker starts here; closing it
-// (first among a.closers, newest first) releases the tasks it runs so that
-// they resume elsewhere or after a restart.
-func (a *App) mountTts(api *gin.RouterGroup, auth gin.HandlerFunc) error {
-	cfg := a.cfg.TTS
-	name, synth, err := ttsProvider(cfg)
-	if err != nil {
-		return err
-	}
-	if synth == nil {
-		a.log.Warn("no TTS provider: install espeak-ng (scripts/tts-deps.sh) or set tts.provider; TTS requests will fail with 503")
-	}
+// ttsConfig maps tts.* onto the service's config for the provider named
+// name: audio under <data-dir>/tts, MP3 when lame is installed.
+func ttsConfig(cfg Config, name string) tts.Config {
 	lame, _ := exec.LookPath("lame")
-	tcfg := tts.DefaultConfig()
-	tcfg.DataDir = filepath.Join(a.cfg.DataDir, "tts")
-	tcfg.Provider = name
-	tcfg.MaxConcurrency = cfg.MaxConcurrency
-	tcfg.SegmentMaxChars = cfg.SegmentMaxChars
-	tcfg.SynthesizeWait = cfg.SynthesizeWait
-	tcfg.Lame = lame
-	tcfg.BasePath = APIPrefix + "/xunfei/tts"
-	if a.cfg.Agent.SingleFlight.InstanceID != "" {
-		tcfg.InstanceID = a.cfg.Agent.SingleFlight.InstanceID
+	out := tts.DefaultConfig()
+	out.DataDir = filepath.Join(cfg.DataDir, "tts")
+	out.Provider = name
+	out.MaxConcurrency = cfg.TTS.MaxConcurrency
+	out.SegmentMaxChars = cfg.TTS.SegmentMaxChars
+	out.SynthesizeWait = cfg.TTS.SynthesizeWait
+	out.Lame = lame
+	out.BasePath = APIPrefix + "/xunfei/tts"
+	if cfg.Agent.SingleFlight.InstanceID != "" {
+		out.InstanceID = cfg.Agent.SingleFlight.InstanceID
 	}
-	svc, err := tts.NewService(tts.NewGormStore(a.db), synth, a.flights, tcfg, a.log.With("domain", "tts"), a.reg)
-	if err != nil {
-		return err
-	}
-	// Event streams end when shutdown starts instead of holding it up.
-	tts.NewHandler(svc, a.stopping).Register(api.Group("/xunfei/tts"), auth)
-	svc.Start()
-	a.closers = append(a.closers, svc.Close)
-	a.log.Info("tts ready", "provider", name, "mp3", lame != "", "maxConcurrency", svc.Config().MaxConcurrency)
-	return nil
+	return out
 }
 
 // ttsProvider builds the synthesizer of tts.provider; auto is espeak-ng when

@@ -86,32 +86,28 @@ func webSecurityHeaders(c *gin.Context) {
 	h.Set("Permissions-Policy", "camera=(self), microphone=(self), geolocation=()")
 }
 
-// mountWeb serves the browser frontend (web/, embedded) at /: index.html
+// webHandler serves the browser frontend (web/, embedded) at /: index.html
 // for / (the app routes with #/... fragments, so no other path needs it),
 // the files under /assets/. The files have no content hash in their names,
 // so they are revalidated on each use (ETag, 304) rather than cached blind.
 // API routes and the JSON 404 of NoRoute are left as they are.
-func (a *App) mountWeb(r *gin.Engine) error {
+type webHandler struct {
+	assets  map[string]webAsset
+	started time.Time
+}
+
+// newWebHandler reads the embedded files.
+func newWebHandler() (*webHandler, error) {
 	assets, err := loadWebAssets(web.FS())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	started := time.Now().UTC()
-	serve := func(c *gin.Context, name string, cacheControl string) {
-		as, ok := assets[name]
-		if !ok {
-			webNotFound(c)
-			return
-		}
-		webSecurityHeaders(c)
-		h := c.Writer.Header()
-		h.Set("Cache-Control", cacheControl)
-		h.Set("ETag", as.etag)
-		h.Set("Content-Type", as.ctype)
-		// ServeContent answers If-None-Match (304), Range and HEAD.
-		http.ServeContent(c.Writer, c.Request, name, started, bytes.NewReader(as.data))
-	}
-	page := func(c *gin.Context) { serve(c, "index.html", "no-cache") }
+	return &webHandler{assets: assets, started: time.Now().UTC()}, nil
+}
+
+// register mounts the page and its assets on r.
+func (h *webHandler) register(r *gin.Engine) {
+	page := func(c *gin.Context) { h.serve(c, "index.html", "no-cache") }
 	r.GET("/", page)
 	r.HEAD("/", page)
 	r.GET("/index.html", page)
@@ -121,11 +117,26 @@ func (a *App) mountWeb(r *gin.Engine) error {
 			webNotFound(c)
 			return
 		}
-		serve(c, name, "public, max-age=0, must-revalidate")
+		h.serve(c, name, "public, max-age=0, must-revalidate")
 	}
 	r.GET("/assets/*filepath", asset)
 	r.HEAD("/assets/*filepath", asset)
-	return nil
+}
+
+// serve answers with the embedded file name.
+func (h *webHandler) serve(c *gin.Context, name string, cacheControl string) {
+	as, ok := h.assets[name]
+	if !ok {
+		webNotFound(c)
+		return
+	}
+	webSecurityHeaders(c)
+	hd := c.Writer.Header()
+	hd.Set("Cache-Control", cacheControl)
+	hd.Set("ETag", as.etag)
+	hd.Set("Content-Type", as.ctype)
+	// ServeContent answers If-None-Match (304), Range and HEAD.
+	http.ServeContent(c.Writer, c.Request, name, h.started, bytes.NewReader(as.data))
 }
 
 // webNotFound is a plain 404 for a missing asset.

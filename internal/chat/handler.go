@@ -1,17 +1,14 @@
 package chat
 
 import (
-	"encoding/json"
-	"fmt"
-	"net/http"
-
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
+	"github.com/xunzhi-ai/aimeeting/internal/sse"
 )
 
 // Handler serves /api/xunzhi/v1/ai.
@@ -20,33 +17,33 @@ type Handler struct{ svc *Service }
 // NewHandler returns the handler.
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
-// Register mounts the routes on g; every route needs a login.
-func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+// Register mounts the routes on g; every route needs a login. auth is the
+// authentication middleware, limit gives the middleware of a rate-limit
+// bucket: streamed answers spend the chat bucket, the rest the default one.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
-	g.POST("/conversations", h.create)
-	g.GET("/conversations", h.list)
-	g.GET("/conversations/:sessionId", h.get)
-	g.PUT("/conversations/:sessionId", h.rename)
-	g.PUT("/conversations/:sessionId/end", h.end)
-	g.DELETE("/conversations/:sessionId", h.delete)
-	g.POST("/sessions/:sessionId/chat", h.chat)
-	g.GET("/history/page", h.historyPage)
-	g.GET("/history/:sessionId", h.history)
+	def := limit("default")
+	g.POST("/conversations", def, h.create)
+	g.GET("/conversations", def, h.list)
+	g.GET("/conversations/:sessionId", def, h.get)
+	g.PUT("/conversations/:sessionId", def, h.rename)
+	g.PUT("/conversations/:sessionId/end", def, h.end)
+	g.DELETE("/conversations/:sessionId", def, h.delete)
+	g.POST("/sessions/:sessionId/chat", limit("chat"), h.chat)
+	g.GET("/history/page", def, h.historyPage)
+	g.GET("/history/:sessionId", def, h.history)
 }
 
-// Caller returns the logged-in user's id; the auth middleware guarantees
-// one, so a missing user is a 401 rather than a panic.
-func Caller(c *gin.Context) (string, error) {
-	u, ok := users.Current(c)
-	if !ok {
-		return "", apperr.Unauthenticated("login required")
-	}
-	return u.ID, nil
+// callerID returns the logged-in user's id; the auth middleware
+// guarantees one, so a missing caller is a 401 rather than a panic.
+func callerID(c *gin.Context) (string, error) {
+	u, err := auth.Require(c.Request.Context())
+	return u.UserID, err
 }
 
-// callerAndSession returns the caller and the sessionId path parameter.
-func callerAndSession(c *gin.Context) (string, string, error) {
-	uid, err := Caller(c)
+// CallerAndSession returns the caller's id and the sessionId path parameter.
+func CallerAndSession(c *gin.Context) (string, string, error) {
+	uid, err := callerID(c)
 	if err != nil {
 		return "", "", err
 	}
@@ -55,7 +52,7 @@ func callerAndSession(c *gin.Context) (string, string, error) {
 }
 
 func (h *Handler) create(c *gin.Context) {
-	uid, err := Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -72,7 +69,7 @@ func (h *Handler) create(c *gin.Context) {
 }
 
 func (h *Handler) list(c *gin.Context) {
-	uid, err := Caller(c)
+	uid, err := callerID(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -88,7 +85,7 @@ func (h *Handler) list(c *gin.Context) {
 }
 
 func (h *Handler) get(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -98,7 +95,7 @@ func (h *Handler) get(c *gin.Context) {
 }
 
 func (h *Handler) rename(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -115,7 +112,7 @@ func (h *Handler) rename(c *gin.Context) {
 }
 
 func (h *Handler) end(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -125,7 +122,7 @@ func (h *Handler) end(c *gin.Context) {
 }
 
 func (h *Handler) delete(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err == nil {
 		err = h.svc.Delete(c.Request.Context(), uid, sid, ScopeChat)
 	}
@@ -133,7 +130,7 @@ func (h *Handler) delete(c *gin.Context) {
 }
 
 func (h *Handler) chat(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
@@ -152,21 +149,13 @@ func (h *Handler) chat(c *gin.Context) {
 }
 
 func (h *Handler) history(c *gin.Context) {
-	uid, sid, err := callerAndSession(c)
+	uid, sid, err := CallerAndSession(c)
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
 	msgs, err := h.svc.History(c.Request.Context(), uid, sid, ScopeChat)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	out := make([]MessageView, len(msgs))
-	for i, m := range msgs {
-		out[i] = ViewOfMessage(m)
-	}
-	httpx.OK(c, out)
+	httpx.Respond(c, ViewsOfMessages(msgs), err)
 }
 
 func (h *Handler) historyPage(c *gin.Context) {
@@ -177,7 +166,7 @@ func (h *Handler) historyPage(c *gin.Context) {
 // newest first, optionally of one conversation (query sessionId).
 func MessagePageHandler(svc *Service, scope Scope) gin.HandlerFunc {
 	return func(c *gin.Context) {
-		uid, err := Caller(c)
+		uid, err := callerID(c)
 		if err != nil {
 			httpx.Error(c, err)
 			return
@@ -193,11 +182,7 @@ func MessagePageHandler(svc *Service, scope Scope) gin.HandlerFunc {
 			return
 		}
 		res, err := svc.MessagePage(c.Request.Context(), uid, MessageFilter{Scope: scope, ConversationID: sid}, p)
-		if err != nil {
-			httpx.Error(c, err)
-			return
-		}
-		httpx.OK(c, page.Map(res, ViewOfMessage))
+		httpx.Respond(c, page.Map(res, ViewOfMessage), err)
 	}
 }
 
@@ -219,28 +204,15 @@ const (
 // with the error envelope. The request context is the turn's context, so a
 // client that disconnects cancels the model call.
 func Stream(c *gin.Context, turn *Turn) {
-	h := c.Writer.Header()
-	h.Set("Content-Type", "text/event-stream; charset=utf-8")
-	h.Set("Cache-Control", "no-cache")
-	h.Set("X-Accel-Buffering", "no") // nginx: do not buffer the stream
-	c.Status(http.StatusOK)
-	c.Writer.WriteHeaderNow()
-	c.Writer.Flush()
-
+	events, err := sse.Start(c.Writer)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
 	send := func(event string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if event != "" {
-			if _, err := fmt.Fprintf(c.Writer, "event: %s\n", event); err != nil {
-				return ErrClientGone
-			}
-		}
-		if _, err := fmt.Fprintf(c.Writer, "data: %s\n\n", b); err != nil {
+		if err := events.Send(event, v); err != nil {
 			return ErrClientGone
 		}
-		c.Writer.Flush()
 		return nil
 	}
 	res, err := turn.Run(c.Request.Context(), func(ch llm.Chunk) error {

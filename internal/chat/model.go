@@ -295,3 +295,12 @@ type Created struct {
 	SessionID         string `json:"sessionId"`
 	ConversationTitle string `json:"conversationTitle"`
 }
+
+// ViewsOfMessages converts msgs for the API (an empty list, never null).
+func ViewsOfMessages(msgs []Message) []MessageView {
+	out := make([]MessageView, len(msgs))
+	for i, m := range msgs {
+		out[i] = ViewOfMessage(m)
+	}
+	return out
+}

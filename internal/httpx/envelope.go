@@ -106,11 +106,32 @@ func Logger(c *gin.Context) *slog.Logger {
 	return slog.Default()
 }
 
-// Respond writes data in a success envelope, or err through Error.
+// Accepted is data answered with 202 Accepted instead of 200: the request
+// was taken and its work goes on; the client polls for the result.
+type Accepted struct{ Data any }
+
+// Pending is an error that is no failure: the work the request started
+// goes on. Respond answers it with 202 Accepted and Accepted() as the data.
+type Pending interface {
+	error
+	Accepted() any
+}
+
+// Respond is how every handler answers: data in a success envelope (202
+// when data is an Accepted), or err through Error (202 when err is a
+// Pending).
 func Respond(c *gin.Context, data any, err error) {
-	if err != nil {
+	var pending Pending
+	switch {
+	case errors.As(err, &pending):
+		Status(c, http.StatusAccepted, pending.Accepted())
+	case err != nil:
 		Error(c, err)
-		return
+	default:
+		if a, ok := data.(Accepted); ok {
+			Status(c, http.StatusAccepted, a.Data)
+			return
+		}
+		OK(c, data)
 	}
-	OK(c, data)
 }

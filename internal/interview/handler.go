@@ -1,16 +1,15 @@
 package interview
 
 import (
-	"errors"
 	"net/http"
 	"net/url"
 	"time"
 
 	"github.com/gin-gonic/gin"
 
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
 )
 
 // Handler serves /api/xunzhi/v1/interview.
@@ -20,29 +19,33 @@ type Handler struct{ svc *Service }
 func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 
 // Register mounts the routes on g; every route needs a login and the
-// session must be the caller's (another user's is a 404).
-func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+// session must be the caller's (another user's is a 404). auth is the
+// authentication middleware, limit gives the middleware of a rate-limit
+// bucket (interview.md "HTTP flow limits"): answers, heavy uploads (the
+// resume, the photo), reads, and the default for the rest.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
-	g.POST("/sessions", h.create)
-	g.GET("/conversations", h.page)
+	def, read, answer, heavy := limit("default"), limit("read"), limit("answer"), limit("heavy")
+	g.POST("/sessions", def, h.create)
+	g.GET("/conversations", read, h.page)
 	sid := g.Group("/sessions/:sid")
-	sid.POST("/interview-questions", h.upload)
-	sid.GET("/current-question", h.current)
-	sid.GET("/next-question", h.current)
-	sid.POST("/interview/answer-json", h.answerJSON)
-	sid.POST("/interview/answer", h.answerForm)
-	sid.GET("/restore", h.restore)
-	sid.GET("/interview/questions", h.questions)
-	sid.GET("/interview/score", h.score)
-	sid.GET("/interview/suggestions", h.suggestions)
-	sid.GET("/resume/score", h.resumeScore)
-	sid.GET("/resume/preview", h.resumePreview)
-	sid.POST("/demeanor-evaluation", h.demeanor)
-	sid.GET("/radar-chart", h.radar)
-	sid.GET("/radar-chart.svg", h.radarSVG)
-	sid.PUT("/finish", h.finish)
-	g.GET("/interview/records", h.records)
-	g.GET("/interview/record/:sid", h.record)
+	sid.POST("/interview-questions", heavy, h.upload)
+	sid.GET("/current-question", read, h.current)
+	sid.GET("/next-question", read, h.current)
+	sid.POST("/interview/answer-json", answer, h.answerJSON)
+	sid.POST("/interview/answer", answer, h.answerForm)
+	sid.GET("/restore", read, h.restore)
+	sid.GET("/interview/questions", read, h.questions)
+	sid.GET("/interview/score", read, h.score)
+	sid.GET("/interview/suggestions", read, h.suggestions)
+	sid.GET("/resume/score", read, h.resumeScore)
+	sid.GET("/resume/preview", read, h.resumePreview)
+	sid.POST("/demeanor-evaluation", heavy, h.demeanor)
+	sid.GET("/radar-chart", read, h.radar)
+	sid.GET("/radar-chart.svg", read, h.radarSVG)
+	sid.PUT("/finish", def, h.finish)
+	g.GET("/interview/records", read, h.records)
+	g.GET("/interview/record/:sid", read, h.record)
 }
 
 // SessionView is a session as the API shows it.
@@ -77,23 +80,19 @@ func ViewOf(s Session) SessionView {
 		CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
 }
 
-func userID(c *gin.Context) string {
-	u, _ := users.Current(c)
-	return u.ID
-}
+// An answer still being evaluated is answered 202 by httpx.Respond.
+var _ httpx.Pending = (*ErrStillEvaluating)(nil)
 
-// respond is httpx.Respond, except that a still-evaluating answer is a 202.
-func respond(c *gin.Context, data any, err error) {
-	if still := (*ErrStillEvaluating)(nil); errors.As(err, &still) {
-		httpx.Status(c, http.StatusAccepted, still.Resp)
-		return
-	}
-	httpx.Respond(c, data, err)
+// userID returns the caller's id; the auth middleware guarantees one (an
+// empty id finds no session: a 404).
+func userID(c *gin.Context) string {
+	u, _ := auth.FromContext(c.Request.Context())
+	return u.UserID
 }
 
 func (h *Handler) create(c *gin.Context) {
 	s, err := h.svc.Create(c.Request.Context(), userID(c))
-	respond(c, gin.H{"sessionId": s.ID, "status": s.Status, "offline": s.Offline}, err)
+	httpx.Respond(c, gin.H{"sessionId": s.ID, "status": s.Status, "offline": s.Offline}, err)
 }
 
 func (h *Handler) page(c *gin.Context) {
@@ -103,7 +102,7 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), userID(c), p, SessionFilter{Status: c.Query("status"), Keyword: c.Query("keyword")})
-	respond(c, page.Map(res, ViewOf), err)
+	httpx.Respond(c, page.Map(res, ViewOf), err)
 }
 
 func (h *Handler) upload(c *gin.Context) {
@@ -113,12 +112,12 @@ func (h *Handler) upload(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Upload(c.Request.Context(), userID(c), c.Param("sid"), up.Filename, up.Data, c.PostForm("confirmedTarget"))
-	respond(c, res, err)
+	httpx.Respond(c, res, err)
 }
 
 func (h *Handler) current(c *gin.Context) {
 	r, err := h.svc.CurrentQuestion(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) answerJSON(c *gin.Context) {
@@ -128,39 +127,39 @@ func (h *Handler) answerJSON(c *gin.Context) {
 		return
 	}
 	r, err := h.svc.Answer(c.Request.Context(), userID(c), c.Param("sid"), in)
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) answerForm(c *gin.Context) {
 	in := AnswerInput{QuestionNumber: c.PostForm("questionNumber"), AnswerContent: c.PostForm("answerContent"),
 		RequestID: c.PostForm("requestId")}
 	r, err := h.svc.Answer(c.Request.Context(), userID(c), c.Param("sid"), in)
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) restore(c *gin.Context) {
 	r, err := h.svc.Restore(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) questions(c *gin.Context) {
 	r, err := h.svc.MainQuestions(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) score(c *gin.Context) {
 	r, err := h.svc.Score(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) suggestions(c *gin.Context) {
 	r, err := h.svc.Suggestions(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) resumeScore(c *gin.Context) {
 	s, err := h.svc.Session(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, s.ResumeScore, err)
+	httpx.Respond(c, s.ResumeScore, err)
 }
 
 func (h *Handler) resumePreview(c *gin.Context) {
@@ -181,12 +180,12 @@ func (h *Handler) demeanor(c *gin.Context) {
 		return
 	}
 	r, err := h.svc.Demeanor(c.Request.Context(), userID(c), c.Param("sid"), up.Data)
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) radar(c *gin.Context) {
 	r, err := h.svc.RadarChart(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) radarSVG(c *gin.Context) {
@@ -201,12 +200,12 @@ func (h *Handler) radarSVG(c *gin.Context) {
 
 func (h *Handler) finish(c *gin.Context) {
 	r, err := h.svc.Finish(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) record(c *gin.Context) {
 	r, err := h.svc.Record(c.Request.Context(), userID(c), c.Param("sid"))
-	respond(c, r, err)
+	httpx.Respond(c, r, err)
 }
 
 func (h *Handler) records(c *gin.Context) {
@@ -229,5 +228,5 @@ func (h *Handler) records(c *gin.Context) {
 	}
 	f.Direction = c.Query("interviewDirection")
 	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
-	respond(c, res, err)
+	httpx.Respond(c, res, err)
 }

@@ -558,6 +558,10 @@ type ErrStillEvaluating struct{ Resp AnswerResp }
 
 func (e *ErrStillEvaluating) Error() string { return "the answer is still being evaluated" }
 
+// Accepted is the 202 answer's data: the request is taken and the client
+// polls (httpx.Pending).
+func (e *ErrStillEvaluating) Accepted() any { return e.Resp }
+
 // Answer scores an answer to the current question. The answer is stored
 // before the model is called; a repeated request replays the stored
 // response; a stale question number is a 409 carrying the current question.

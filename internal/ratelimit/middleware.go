@@ -1,45 +1,57 @@
 package ratelimit
 
 import (
-	"strings"
+	"fmt"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 )
 
-// Buckets are the limits in force.
-type Buckets struct{ Answer, Heavy, Read, Default Bucket }
-
-// DefaultBuckets are the limits of interview.md.
-var DefaultBuckets = Buckets{Answer: Answer, Heavy: Heavy, Read: Read, Default: Default}
-
-// Classify picks the bucket of a request from its route.
-func (bs Buckets) Classify(method, route string) Bucket {
-	switch {
-	case strings.HasSuffix(route, "/interview/answer-json") || strings.HasSuffix(route, "/interview/answer"):
-		return bs.Answer
-	case strings.HasSuffix(route, "/interview-questions") || strings.HasSuffix(route, "/demeanor-evaluation"):
-		return bs.Heavy
-	case method == "GET" && strings.Contains(route, "/interview/"):
-		return bs.Read
-	}
-	return bs.Default
+// Limits hands out one middleware per named bucket, so that each route
+// declares its bucket where it is registered:
+//
+//	g.POST("/answer", limits.Bucket("answer"), h.answer)
+//
+// A reader of the route table sees the limit that applies, and renaming a
+// path moves nothing.
+type Limits struct {
+	limiter *Limiter // nil: limits are off
+	buckets map[string]Bucket
 }
 
-// Middleware limits each request (it does not call c.Next, so it can be
-// composed after authentication in one handler) by its bucket and key (from keyOf: the
-// user id, or the client IP when keyOf returns ""). Over the limit it
-// answers 429 with Retry-After and code A000300.
-func Middleware(l *Limiter, bs Buckets, keyOf func(*gin.Context) string) gin.HandlerFunc {
+// NewLimits returns the limits of buckets enforced by l. With l nil the
+// limits are off: every bucket lets every request through, but an unknown
+// bucket name is still an error.
+func NewLimits(l *Limiter, buckets ...Bucket) *Limits {
+	ls := &Limits{limiter: l, buckets: make(map[string]Bucket, len(buckets))}
+	for _, b := range buckets {
+		ls.buckets[b.Name] = b
+	}
+	return ls
+}
+
+// Bucket returns the middleware that spends one request of the bucket
+// name per request: per caller (see package auth) when it runs after
+// authentication, per client IP before. Over the limit it answers 429
+// with Retry-After. It panics when name is not a bucket of ls: a route
+// table naming a bucket nobody configured is a bug, found at start-up.
+func (ls *Limits) Bucket(name string) gin.HandlerFunc {
+	b, ok := ls.buckets[name]
+	if !ok {
+		panic(fmt.Sprintf("ratelimit: no bucket %q", name))
+	}
+	if ls.limiter == nil {
+		return func(*gin.Context) {}
+	}
 	return func(c *gin.Context) {
-		key := keyOf(c)
-		if key == "" {
-			key = "ip:" + c.ClientIP()
+		key := "ip:" + c.ClientIP()
+		if u, ok := auth.FromContext(c.Request.Context()); ok {
+			key = "u:" + u.UserID
 		}
-		b := bs.Classify(c.Request.Method, c.FullPath())
-		d := l.Allow(c.Request.Context(), b, key)
+		d := ls.limiter.Allow(c.Request.Context(), b, key)
 		if !d.Allowed {
 			secs := RetryAfterSeconds(d.RetryAfter)
 			httpx.Error(c, apperr.New(apperr.KindRateLimited, "too many %s requests: retry in %d s", b.Name, secs).

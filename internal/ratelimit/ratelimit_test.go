@@ -2,31 +2,83 @@ package ratelimit
 
 import (
 	"context"
+	"net/http/httptest"
 	"testing"
 
+	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
 
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
+	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/testenv"
 )
 
-func TestClassify(t *testing.T) {
-	tests := []struct {
-		method, route string
-		want          string
-	}{
-		{"POST", "/api/xunzhi/v1/interview/sessions/:sid/interview/answer-json", "answer"},
-		{"POST", "/api/xunzhi/v1/interview/sessions/:sid/interview/answer", "answer"},
-		{"POST", "/api/xunzhi/v1/interview/sessions/:sid/interview-questions", "heavy"},
-		{"POST", "/api/xunzhi/v1/interview/sessions/:sid/demeanor-evaluation", "heavy"},
-		{"GET", "/api/xunzhi/v1/interview/sessions/:sid/current-question", "read"},
-		{"PUT", "/api/xunzhi/v1/interview/sessions/:sid/finish", "default"},
-		{"GET", "/api/xunzhi/v1/users/me", "default"},
-	}
-	for _, tt := range tests {
-		if got := DefaultBuckets.Classify(tt.method, tt.route).Name; got != tt.want {
-			t.Errorf("Classify(%s %s) = %s, want %s", tt.method, tt.route, got, tt.want)
+func TestLimitsBucket(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	ls := NewLimits(New(nil, ""), Bucket{Name: "a", Rate: 2, Burst: 2}, Bucket{Name: "b", Rate: 3, Burst: 3})
+	r := gin.New()
+	login := func(c *gin.Context) {
+		if u := c.GetHeader("X-User"); u != "" {
+			httpx.SetCaller(c, auth.Caller{UserID: u})
 		}
 	}
+	ok := func(c *gin.Context) { httpx.Respond(c, nil, nil) }
+	r.GET("/a", login, ls.Bucket("a"), ok)
+	r.GET("/a2", login, ls.Bucket("a"), ok)
+	r.GET("/b", login, ls.Bucket("b"), ok)
+	allowed := func(path, user string, n int) (got int) {
+		for range n {
+			req := httptest.NewRequest("GET", path, nil)
+			req.Header.Set("X-User", user)
+			w := httptest.NewRecorder()
+			r.ServeHTTP(w, req)
+			switch {
+			case w.Code == 200:
+				got++
+			case w.Code != 429 || w.Header().Get("Retry-After") == "":
+				t.Fatalf("GET %s = %d %v, want 200 or 429 with Retry-After", path, w.Code, w.Header())
+			}
+		}
+		return got
+	}
+	// Allowing one more than the burst tolerates a token refilled meanwhile.
+	tests := []struct {
+		name, path, user string
+		lo, hi           int
+	}{
+		{"bucket a for alice", "/a", "alice", 2, 3},
+		{"another route of bucket a shares it", "/a2", "alice", 0, 1},
+		{"bucket b is its own", "/b", "alice", 3, 4},
+		{"bob has his own buckets", "/a", "bob", 2, 3},
+		{"anonymous is limited by IP", "/a", "", 2, 3},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := allowed(tt.path, tt.user, 6); got < tt.lo || got > tt.hi {
+				t.Fatalf("allowed %d of 6, want %d..%d", got, tt.lo, tt.hi)
+			}
+		})
+	}
+}
+
+func TestLimitsOff(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	ls := NewLimits(nil, Bucket{Name: "a", Rate: 1, Burst: 1})
+	r := gin.New()
+	r.GET("/a", ls.Bucket("a"), func(c *gin.Context) { httpx.Respond(c, nil, nil) })
+	for range 5 {
+		w := httptest.NewRecorder()
+		r.ServeHTTP(w, httptest.NewRequest("GET", "/a", nil))
+		if w.Code != 200 {
+			t.Fatalf("status %d with limits off, want 200", w.Code)
+		}
+	}
+	defer func() {
+		if recover() == nil {
+			t.Fatal("Bucket of an unknown name did not panic")
+		}
+	}()
+	ls.Bucket("nope")
 }
 
 func count(l *Limiter, b Bucket, key string, n int) (allowed int, shared bool) {

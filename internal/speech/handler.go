@@ -22,10 +22,11 @@ func NewHandler(sockets *Server, files *Transcriber, maxUploadBytes int64) *Hand
 
 // Register mounts the routes on api (the /api/xunzhi/v1 group). The socket
 // authenticates itself (its token may come in the query or subprotocol,
-// where auth does not look), the upload uses auth.
-func (h *Handler) Register(api *gin.RouterGroup, auth gin.HandlerFunc) {
+// where auth does not look), the upload uses auth and the default
+// rate-limit bucket (limit gives a bucket's middleware).
+func (h *Handler) Register(api *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	api.GET("/xunfei/audio-to-text/:userId", h.socket)
-	api.POST("/speech/transcriptions", auth, h.transcribe)
+	api.POST("/speech/transcriptions", auth, limit("default"), h.transcribe)
 }
 
 func (h *Handler) socket(c *gin.Context) {
@@ -49,9 +50,5 @@ func (h *Handler) transcribe(c *gin.Context) {
 		return
 	}
 	t, err := h.files.Transcribe(c.Request.Context(), up.Data, up.Filename)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, t)
+	httpx.Respond(c, t, err)
 }

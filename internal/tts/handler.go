@@ -2,16 +2,15 @@ package tts
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"net/http"
 
 	"github.com/gin-gonic/gin"
 
-	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-	"github.com/xunzhi-ai/aimeeting/internal/users"
+	"github.com/xunzhi-ai/aimeeting/internal/sse"
 )
 
 // Handler serves the TTS routes.
@@ -31,25 +30,28 @@ func NewHandler(svc *Service, stopping context.Context) *Handler {
 }
 
 // Register mounts the routes on g (the /xunfei/tts group); auth guards all.
-func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc) {
+// limit gives the middleware of a rate-limit bucket: starting a synthesis
+// spends the tts bucket, everything else the default one.
+func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
-	g.POST("/tasks", h.create)
-	g.GET("/tasks", h.list)
-	g.GET("/tasks/:taskId", h.get)
-	g.GET("/tasks/:taskId/audio", h.audio)
-	g.GET("/tasks/:taskId/events", h.events)
-	g.DELETE("/tasks/:taskId", h.delete)
-	g.POST("/synthesize", h.synthesize)
+	def, synth := limit("default"), limit("tts")
+	g.POST("/tasks", synth, h.create)
+	g.GET("/tasks", def, h.list)
+	g.GET("/tasks/:taskId", def, h.get)
+	g.GET("/tasks/:taskId/audio", def, h.audio)
+	g.GET("/tasks/:taskId/events", def, h.events)
+	g.DELETE("/tasks/:taskId", def, h.delete)
+	g.POST("/synthesize", synth, h.synthesize)
 }
 
-// caller returns the authenticated user's id.
+// caller returns the authenticated user's id, or answers 401.
 func caller(c *gin.Context) (string, bool) {
-	u, ok := users.Current(c)
-	if !ok {
-		httpx.Error(c, apperr.Unauthenticated("log in first"))
+	u, err := auth.Require(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
 		return "", false
 	}
-	return u.ID, true
+	return u.UserID, true
 }
 
 func (h *Handler) view(t *Task) View { return ViewOf(t, h.svc.cfg.BasePath) }
@@ -76,7 +78,7 @@ func (h *Handler) create(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	httpx.OK(c, Created{TaskID: t.ID, TaskStatus: t.Status, Progress: t.Progress()})
+	httpx.Respond(c, Created{TaskID: t.ID, TaskStatus: t.Status, Progress: t.Progress()}, nil)
 }
 
 func (h *Handler) synthesize(c *gin.Context) {
@@ -94,11 +96,12 @@ func (h *Handler) synthesize(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	status := http.StatusOK
 	if !t.Status.Terminal() {
-		status = http.StatusAccepted // still running: poll GET /tasks/{taskId}
+		// Still running: poll GET /tasks/{taskId}.
+		httpx.Respond(c, httpx.Accepted{Data: h.view(t)}, nil)
+		return
 	}
-	httpx.Status(c, status, h.view(t))
+	httpx.Respond(c, h.view(t), nil)
 }
 
 func (h *Handler) list(c *gin.Context) {
@@ -112,11 +115,7 @@ func (h *Handler) list(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.List(c.Request.Context(), uid, pr)
-	if err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, page.Map(res, h.view))
+	httpx.Respond(c, page.Map(res, h.view), err)
 }
 
 func (h *Handler) get(c *gin.Context) {
@@ -134,7 +133,7 @@ func (h *Handler) get(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	httpx.OK(c, h.view(t))
+	httpx.Respond(c, h.view(t), nil)
 }
 
 // Deleted is the data of DELETE /tasks/{taskId} for a finished task.
@@ -159,10 +158,10 @@ func (h *Handler) delete(c *gin.Context) {
 		return
 	}
 	if t != nil { // cancelled
-		httpx.OK(c, h.view(t))
+		httpx.Respond(c, h.view(t), nil)
 		return
 	}
-	httpx.OK(c, Deleted{TaskID: id, Deleted: true})
+	httpx.Respond(c, Deleted{TaskID: id, Deleted: true}, nil)
 }
 
 // audio streams the finished audio; http.ServeContent answers Range,
@@ -212,37 +211,25 @@ func (h *Handler) events(c *gin.Context) {
 	stop := context.AfterFunc(h.stopping, cancel)
 	defer stop()
 
-	w := c.Writer
-	w.Header().Set("Content-Type", "text/event-stream")
-	w.Header().Set("Cache-Control", "no-cache")
-	w.Header().Set("Connection", "keep-alive")
-	w.Header().Set("X-Accel-Buffering", "no")
-	w.WriteHeader(http.StatusOK)
-	send := func(event string, v any) error {
-		b, err := json.Marshal(v)
-		if err != nil {
-			return err
-		}
-		if _, err := fmt.Fprintf(w, "event: %s\ndata: %s\n\n", event, b); err != nil {
-			return err
-		}
-		w.Flush()
-		return nil
+	events, err := sse.Start(c.Writer)
+	if err != nil {
+		httpx.Error(c, err)
+		return
 	}
 	err = h.svc.Watch(ctx, id, uid, func(t *Task) error {
-		if err := send("progress", h.view(t)); err != nil {
+		if err := events.Send("progress", h.view(t)); err != nil {
 			return err
 		}
 		switch t.Status {
 		case StatusDone:
-			return send("done", h.view(t))
+			return events.Send("done", h.view(t))
 		case StatusFailed:
-			return send("failed", h.view(t))
+			return events.Send("failed", h.view(t))
 		}
 		return nil
 	})
 	if err != nil && ctx.Err() == nil {
 		_, e := httpx.StatusOf(err)
-		_ = send("error", httpx.Envelope{Code: e.Code, Message: e.Message, RequestID: httpx.RequestID(c)})
+		_ = events.Send("error", httpx.Envelope{Code: e.Code, Message: e.Message, RequestID: httpx.RequestID(c)})
 	}
 }

@@ -6,13 +6,9 @@ import (
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
-)
-
-const (
-	userKey  = "users.user"
-	tokenKey = "users.token"
 )
 
 // View is a user as the API shows it: never the password hash.
@@ -51,14 +47,18 @@ func BearerToken(c *gin.Context) string {
 	return h
 }
 
-// Optional resolves the user when a valid token is present and carries on
-// without one otherwise.
+// CallerOf is the auth.Caller of u.
+func CallerOf(u User) auth.Caller {
+	return auth.Caller{UserID: u.ID, Username: u.Username, Admin: u.IsAdmin}
+}
+
+// Optional puts the caller in the request context (see package auth) when
+// a valid token is present and carries on without one otherwise.
 func (h *Handler) Optional() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if tok := BearerToken(c); tok != "" {
 			if u, err := h.svc.Authenticate(c.Request.Context(), tok); err == nil {
-				c.Set(userKey, u)
-				c.Set(tokenKey, tok)
+				httpx.SetCaller(c, CallerOf(u))
 			} else if !apperr.Is(err, apperr.KindUnauthenticated) {
 				httpx.Error(c, err)
 				return
@@ -67,9 +67,11 @@ func (h *Handler) Optional() gin.HandlerFunc {
 	}
 }
 
-// Required rejects requests without a valid token with 401. Like every
-// middleware here it does not call c.Next (gin moves on when it returns),
-// so it can be composed with others in one handler.
+// Required is the authentication middleware: it rejects requests without
+// a valid token with 401 and puts the caller in the request context (see
+// package auth), where every handler finds it. Like every middleware here
+// it does not call c.Next (gin moves on when it returns), so it can be
+// composed with others in one handler.
 func (h *Handler) Required() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		u, err := h.svc.Authenticate(c.Request.Context(), BearerToken(c))
@@ -77,38 +79,15 @@ func (h *Handler) Required() gin.HandlerFunc {
 			httpx.Error(c, err)
 			return
 		}
-		c.Set(userKey, u)
-		c.Set(tokenKey, BearerToken(c))
+		httpx.SetCaller(c, CallerOf(u))
 	}
 }
 
-// Admin rejects non-admins with 403; use after Required.
-func Admin() gin.HandlerFunc {
-	return func(c *gin.Context) {
-		u, ok := Current(c)
-		if !ok {
-			httpx.Error(c, apperr.Unauthenticated("login required"))
-			return
-		}
-		if !u.IsAdmin {
-			httpx.Error(c, apperr.Forbidden("this action needs an admin account"))
-			return
-		}
-		c.Next()
-	}
-}
-
-// Current returns the authenticated user of the request.
-func Current(c *gin.Context) (User, bool) {
-	v, ok := c.Get(userKey)
-	if !ok {
-		return User{}, false
-	}
-	return v.(User), true
-}
-
-// Register mounts the routes on g (the /users group).
-func (h *Handler) Register(g *gin.RouterGroup) {
+// Register mounts the routes on g (the /users group). limit gives the
+// middleware of a rate-limit bucket: here it runs before authentication,
+// so per client IP (login and registration are where guessing happens).
+func (h *Handler) Register(g *gin.RouterGroup, limit func(bucket string) gin.HandlerFunc) {
+	g.Use(limit("default"))
 	g.POST("/register", h.register)
 	g.POST("/login", h.login)
 	g.GET("/check-login", h.Optional(), h.checkLogin)
@@ -117,8 +96,8 @@ func (h *Handler) Register(g *gin.RouterGroup) {
 	g.GET("/me", h.Required(), h.me)
 	g.PUT("", h.Required(), h.update)
 	g.PUT("/", h.Required(), h.update)
-	g.GET("/page", h.Required(), Admin(), h.page)
-	g.POST("/admin", h.Required(), Admin(), h.grantAdmin)
+	g.GET("/page", h.Required(), httpx.Admin(), h.page)
+	g.POST("/admin", h.Required(), httpx.Admin(), h.grantAdmin)
 }
 
 func (h *Handler) register(c *gin.Context) {
@@ -150,11 +129,11 @@ func (h *Handler) checkLogin(c *gin.Context) {
 		Username string `json:"username,omitempty"`
 		IsAdmin  bool   `json:"isAdmin,omitempty"`
 	}
-	if u, ok := Current(c); ok {
-		httpx.OK(c, resp{IsLogin: true, Username: u.Username, IsAdmin: u.IsAdmin})
+	if u, ok := auth.FromContext(c.Request.Context()); ok {
+		httpx.Respond(c, resp{IsLogin: true, Username: u.Username, IsAdmin: u.Admin}, nil)
 		return
 	}
-	httpx.OK(c, resp{})
+	httpx.Respond(c, resp{}, nil)
 }
 
 func (h *Handler) hasUsername(c *gin.Context) {
@@ -163,16 +142,17 @@ func (h *Handler) hasUsername(c *gin.Context) {
 }
 
 func (h *Handler) logout(c *gin.Context) {
-	if err := h.svc.Logout(c.Request.Context(), c.GetString(tokenKey)); err != nil {
-		httpx.Error(c, err)
-		return
-	}
-	httpx.OK(c, nil)
+	httpx.Respond(c, nil, h.svc.Logout(c.Request.Context(), BearerToken(c)))
 }
 
 func (h *Handler) me(c *gin.Context) {
-	u, _ := Current(c)
-	httpx.OK(c, ViewOf(u))
+	caller, err := auth.Require(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	u, err := h.svc.User(c.Request.Context(), caller.UserID)
+	httpx.Respond(c, ViewOf(u), err)
 }
 
 func (h *Handler) update(c *gin.Context) {
@@ -181,8 +161,12 @@ func (h *Handler) update(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	cur, _ := Current(c)
-	u, err := h.svc.Update(c.Request.Context(), cur.ID, c.GetString(tokenKey), in)
+	caller, err := auth.Require(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	u, err := h.svc.Update(c.Request.Context(), caller.UserID, BearerToken(c), in)
 	httpx.Respond(c, ViewOf(u), err)
 }
 
