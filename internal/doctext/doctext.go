@@ -90,7 +90,7 @@ type Options struct {
 	PureGo bool
 	// PreferPdftotext reads PDFs with pdftotext first when it is installed,
 	// and with the Go reader only when pdftotext fails (for comparisons;
-	// the Go reader reads better, see readPDF).
+	// the Go reader reads better, see extractPDF).
 	PreferPdftotext bool
 }
 
@@ -204,7 +204,7 @@ func Extract(ctx context.Context, data []byte, filename string, opts Options) (d
 	switch kind {
 	case KindPDF:
 		var pages []string
-		pages, doc.Pages, doc.Truncated, doc.Reader, err = readPDF(ctx, data, name, opts)
+		pages, doc.Pages, doc.Truncated, doc.Reader, err = extractPDF(ctx, data, name, opts)
 		doc.Text = normalize(strings.Join(pages, "\n\n"), true)
 	case KindDOCX:
 		doc.Text, err = extractDOCX(data, name)

@@ -29,23 +29,17 @@ const (
 
 // extractPDF returns the text of at most opts.MaxPages pages of data, one
 // string per page in page order ("" for a page without text), the page count
-// the file declares and whether pages or characters were left out. See
-// readPDF.
-func extractPDF(ctx context.Context, data []byte, name string, opts Options) (pages []string, declared int, truncated bool, err error) {
-	pages, declared, truncated, _, err = readPDF(ctx, data, name, opts)
-	return pages, declared, truncated, err
-}
-
-// readPDF is extractPDF that also says which reader read the text. The Go
-// reader reads first; when it fails or finds no text and pdftotext is
-// installed (and opts.PureGo is not set), pdftotext gets a try, its first
-// error discarded for the Go reader's clearer one. opts.PreferPdftotext
-// swaps the order.
+// the file declares, whether pages or characters were left out and which
+// reader read the text (ReaderGo or ReaderPdftotext). The Go reader reads
+// first; when it fails or finds no text and pdftotext is installed (and
+// opts.PureGo is not set), pdftotext gets a try, and its error is dropped for
+// the Go reader's clearer one. opts.PreferPdftotext swaps the order. A done
+// ctx stops either reader with an error wrapping ctx.Err().
 //
 // The Go reader goes first because it measured better on real resumes
 // (testdata/pdf): pdftotext -raw runs the words of Chrome's Type3 fonts
 // together, and its default mode interleaves the lines of two columns.
-func readPDF(ctx context.Context, data []byte, name string, opts Options) (pages []string, declared int, truncated bool, reader string, err error) {
+func extractPDF(ctx context.Context, data []byte, name string, opts Options) (pages []string, declared int, truncated bool, reader string, err error) {
 	poppler := !opts.PureGo && pdftotextPath() != "" && !bytes.Contains(data, []byte("/Encrypt"))
 	if poppler && opts.PreferPdftotext {
 		pages, declared, truncated, err = extractPoppler(ctx, data, opts)

@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Regenerates the PDFs in this directory from en.txt and zh.txt with real
 # producers: chromium --print-to-pdf (Skia) with several fonts, LibreOffice
-# (--convert-to pdf), Cairo (pdftocairo -pdf) and Ghostscript (pdftocairo -ps,
-# then ps2pdf). Each PDF's expected text is written next to it as NAME.txt, in
+# (--convert-to pdf), Cairo (pdftocairo -pdf), Ghostscript (pdftocairo -ps,
+# then ps2pdf) and, when installed, xelatex with xeCJK and pdflatex. Each
+# PDF's expected text is written next to it as NAME.txt, in
 # reading order (a two-column file reads the left column, then the right).
 # Needs: chromium, libreoffice-writer, poppler-utils, ghostscript,
-# fonts-noto-cjk, fonts-dejavu-core. Sections of the sources are separated by
+# fonts-noto-cjk, fonts-dejavu-core; optionally texlive-xetex and
+# texlive-lang-chinese. Sections of the sources are separated by
 # "==" lines; in the two-column variants the first section is the header, the
 # second the left column and the third the right column.
 set -euo pipefail
@@ -56,7 +58,10 @@ chrome en.txt 'DejaVu Serif' 2 chrome-dejavu-en-2col.pdf
 for lang in en zh; do
 	font='DejaVu Serif'; [ $lang = zh ] && font='Noto Serif CJK SC'
 	html $lang.txt "$font" 1 > "$tmp/libreoffice-$lang.html"
-	soffice --headless -env:UserInstallation=file://$tmp/lo --convert-to pdf:writer_web_pdf_Export \
+	# Writer's HTML filter, not Writer/Web's: the latter puts a blank page
+	# with a hidden title first.
+	soffice --headless -env:UserInstallation=file://$tmp/lo --infilter="HTML (StarWriter)" \
+		--convert-to pdf:writer_pdf_Export \
 		--outdir "$tmp" "$tmp/libreoffice-$lang.html" > /dev/null 2>&1
 	mv "$tmp/libreoffice-$lang.pdf" libreoffice-$lang.pdf
 	want $lang.txt > libreoffice-$lang.txt
@@ -70,4 +75,35 @@ for lang in en zh; do
 	ps2pdf "$tmp/$lang.ps" ps2pdf-$lang.pdf
 	want $lang.txt > ps2pdf-$lang.txt
 done
+# tex SRC ENGINE > TEX: one paragraph per line, no hyphenation.
+tex() {
+	python3 - "$1" "$2" <<'PY'
+import sys
+src, engine = sys.argv[1], sys.argv[2]
+lines = [l for l in open(src, encoding="utf-8").read().split("\n") if l and l != "=="]
+esc = {"\\": r"\textbackslash{}", "%": r"\%", "&": r"\&", "_": r"\_", "#": r"\#", "$": r"\$",
+       "{": r"\{", "}": r"\}", "~": r"\textasciitilde{}", "^": r"\textasciicircum{}"}
+pre = r"\documentclass[11pt]{article}\usepackage[margin=2cm]{geometry}"
+if engine == "xelatex":
+    pre += r"\usepackage{xeCJK}\setCJKmainfont{Noto Serif CJK SC}"
+else:
+    esc["|"] = r"\textbar{}"  # Computer Modern's OT1 "|" is an em dash
+body = "\n\n".join(r"\noindent " + "".join(esc.get(c, c) for c in l) for l in lines)
+pre += r"\hyphenpenalty=10000\exhyphenpenalty=10000\raggedright\pagestyle{empty}\setlength{\parskip}{4pt}"
+print(pre + r"\begin{document}" + body + r"\end{document}")
+PY
+}
+
+latex() { # latex SRC ENGINE OUT
+	tex "$1" "$2" > "$tmp/doc.tex"
+	(cd "$tmp" && "$2" -interaction=nonstopmode doc.tex > /dev/null)
+	mv "$tmp/doc.pdf" "$3"
+	want "$1" > "${3%.pdf}.txt"
+}
+
+if command -v xelatex > /dev/null; then
+	latex zh.txt xelatex xelatex-zh.pdf
+	latex en.txt xelatex xelatex-en.pdf
+	latex en.txt pdflatex pdflatex-en.pdf
+fi
 ls -l *.pdf
