@@ -1,8 +1,11 @@
 package doctext_test
 
 import (
+	"bytes"
 	"context"
 	"errors"
+	"os"
+	"os/exec"
 	"strings"
 	"testing"
 	"time"
@@ -127,5 +130,79 @@ func TestExtractPDFDeadline(t *testing.T) {
 		if elapsed > time.Second {
 			t.Errorf("PureGo=%v: Extract took %v after a 50ms deadline", pureGo, elapsed)
 		}
+	}
+}
+
+func TestPdftotextPages(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pdftotext is not installed (scripts/pdf-deps.sh installs poppler-utils)")
+		}
+		t.Skip("pdftotext is not installed")
+	}
+	data := doctexttest.PDFPages(t, []string{"page one"}, []string{"page two"}, []string{"page three"})
+	tests := []struct {
+		name      string
+		opts      doctext.Options
+		want      string
+		pages     int
+		truncated bool
+	}{
+		{"all pages", doctext.Options{PreferPdftotext: true}, "page one\n\npage two\n\npage three", 3, false},
+		{"MaxPages", doctext.Options{PreferPdftotext: true, MaxPages: 2}, "page one\n\npage two", 3, true},
+		{"MaxChars", doctext.Options{PreferPdftotext: true, MaxChars: 4}, "page", 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := doctext.Extract(context.Background(), data, "cv.pdf", tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Reader != doctext.ReaderPdftotext || doc.Text != tt.want || doc.Pages != tt.pages || doc.Truncated != tt.truncated {
+				t.Errorf("got Reader %q, Text %q, Pages %d, Truncated %v; want %q, %q, %d, %v",
+					doc.Reader, doc.Text, doc.Pages, doc.Truncated, doctext.ReaderPdftotext, tt.want, tt.pages, tt.truncated)
+			}
+		})
+	}
+}
+
+func TestPdftotextOutputLimit(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext is not installed")
+	}
+	// 500 lines of 20 characters; the output is cut at 4×MaxChars+1024
+	// bytes, long before pdftotext has written them all.
+	lines := make([]string, 500)
+	for i := range lines {
+		lines[i] = "abcdefghij klmnopqrs"
+	}
+	data := doctexttest.PDF(t, lines...)
+	doc, err := doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{PreferPdftotext: true, MaxChars: 100_000})
+	if err != nil || doc.Truncated || doc.Reader != doctext.ReaderPdftotext {
+		t.Fatalf("without a limit: Truncated %v, Reader %q, err %v; want false, pdftotext, nil", doc.Truncated, doc.Reader, err)
+	}
+	doc, err = doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{PreferPdftotext: true, MaxChars: 10})
+	if err != nil || !doc.Truncated || doc.Reader != doctext.ReaderPdftotext || doc.Text != "abcdefghij" {
+		t.Errorf("MaxChars 10: Text %q, Truncated %v, Reader %q, err %v; want %q, true, pdftotext, nil", doc.Text, doc.Truncated, doc.Reader, err, "abcdefghij")
+	}
+}
+
+func TestPDFFallsBackToPdftotext(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext is not installed")
+	}
+	// A wrong startxref: the Go reader gives up, pdftotext rebuilds the
+	// cross-reference table.
+	good := doctexttest.PDF(t, "Jane Doe")
+	data := bytes.Replace(good, []byte("startxref\n"), []byte("startxref\n1"), 1)
+	doc, err := doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Reader != doctext.ReaderPdftotext || doc.Text != "Jane Doe" {
+		t.Errorf("got Reader %q, Text %q; want pdftotext, %q", doc.Reader, doc.Text, "Jane Doe")
+	}
+	if _, err := doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{PureGo: true}); err == nil {
+		t.Error("PureGo read a PDF with a wrong startxref; this test needs one the Go reader cannot read")
 	}
 }

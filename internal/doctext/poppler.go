@@ -33,19 +33,24 @@ var pdftotextPath = sync.OnceValue(func() string {
 var errOutputFull = errors.New("doctext: pdftotext output limit reached")
 
 // limitedBuffer keeps at most n bytes and then fails the write, which makes
-// exec close the pipe: pdftotext stops on the broken pipe.
+// exec close the pipe: pdftotext stops on the broken pipe. The buffer is a
+// field, not embedded, so that io.Copy cannot bypass Write with ReadFrom.
 type limitedBuffer struct {
-	bytes.Buffer
-	n int
+	buf  bytes.Buffer
+	n    int
+	full bool // a write went past n
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
-	if room := b.n - b.Len(); len(p) > room {
-		b.Buffer.Write(p[:max(room, 0)])
+	if room := b.n - b.buf.Len(); len(p) > room {
+		b.full = true
+		b.buf.Write(p[:max(room, 0)])
 		return max(room, 0), errOutputFull
 	}
-	return b.Buffer.Write(p)
+	return b.buf.Write(p)
 }
+
+func (b *limitedBuffer) String() string { return b.buf.String() }
 
 // extractPoppler reads data with pdftotext (poppler-utils) in its default
 // reading-order mode, at most opts.MaxPages pages and about 4×MaxChars bytes
@@ -70,7 +75,9 @@ func extractPoppler(ctx context.Context, data []byte, opts Options) (pages []str
 	switch {
 	case ctx.Err() != nil:
 		return nil, 0, false, ctx.Err()
-	case errors.Is(err, errOutputFull):
+	case out.full:
+		// pdftotext dies of the broken pipe, or finishes first: either
+		// way the output is cut.
 		truncated = true
 	case err != nil:
 		return nil, 0, false, errors.Join(err, errors.New(strings.TrimSpace(stderr.String())))
