@@ -497,7 +497,10 @@ const (
 	columnRuns = 3
 	// maxCutRuns bounds the runs of a page ordered by cutting; a page with
 	// more is ordered top to bottom, left to right.
-	maxCutRuns = 4000
+	maxCutRuns = 2000
+	// maxCutDepth bounds the nesting of cuts; deeper blocks are ordered
+	// top to bottom, left to right.
+	maxCutDepth = 64
 )
 
 // A run is text on one baseline without a wide gap: a line of one column, or
@@ -514,9 +517,10 @@ func (r *run) bottom() float64 { return r.y - 0.25*r.size }
 // layout puts glyphs in reading order. Glyphs become runs in the order they
 // were drawn, with spaces where the gap between two glyphs is wider than a
 // fraction of the font size (never between CJK characters). The runs are
-// then ordered by recursive XY cuts: the page is split at its widest empty
-// horizontal or vertical band, so a two-column layout is read column by
-// column, and each remaining block top to bottom, left to right.
+// then ordered by recursive XY cuts: the page is split at an empty vertical
+// band between columns, or else at its widest empty horizontal band, so a
+// two-column layout is read column by column, and each remaining block top
+// to bottom, left to right.
 func layout(ctx context.Context, glyphs []glyph) (string, error) {
 	runs := makeRuns(glyphs)
 	var b strings.Builder
@@ -532,7 +536,7 @@ func layout(ctx context.Context, glyphs []glyph) (string, error) {
 				return
 			}
 		}
-		if len(rs) > 1 && len(runs) <= maxCutRuns && depth < 200 {
+		if len(rs) > 1 && len(runs) <= maxCutRuns && depth < maxCutDepth {
 			if a, z, ok := split(rs); ok {
 				cut(a, depth+1)
 				cut(z, depth+1)
@@ -575,27 +579,60 @@ func makeRuns(glyphs []glyph) []*run {
 	return runs
 }
 
-// split cuts rs at its widest empty band: a horizontal band separates what
-// is above from what is below; a vertical band, at least columnGapEm wide
-// with columnRuns runs on either side, separates columns and is preferred
-// when it is wider.
+// split cuts rs at an empty band. A vertical band at least columnGapEm wide
+// with columnRuns runs on either side separates columns and is preferred.
+// Else a horizontal band separates what is above from what is below: the
+// first one, from the top, that leaves columns on one side (a full-width
+// header above two columns), or else the widest. Taking the widest first
+// would go wrong on two columns whose paragraph gaps line up.
 func split(rs []*run) (first, second []*run, ok bool) {
+	if a, z, ok := vsplit(rs); ok {
+		return a, z, true
+	}
+	byTop := slices.Clone(rs)
+	slices.SortStableFunc(byTop, func(a, b *run) int { return cmp.Compare(b.top(), a.top()) })
+	var cuts []int // indexes where a horizontal band starts
+	hGap, hAt := 0.0, -1
+	bottom := byTop[0].bottom()
+	for i := 1; i < len(byTop); i++ {
+		if g := bottom - byTop[i].top(); g > 0 {
+			cuts = append(cuts, i)
+			if g > hGap {
+				hGap, hAt = g, i
+			}
+		}
+		bottom = min(bottom, byTop[i].bottom())
+	}
+	for k, i := range cuts {
+		if k == maxColumnProbes {
+			break
+		}
+		if _, _, ok := vsplit(byTop[i:]); ok {
+			return byTop[:i], byTop[i:], true
+		}
+		if _, _, ok := vsplit(byTop[:i]); ok {
+			return byTop[:i], byTop[i:], true
+		}
+	}
+	if hAt > 0 {
+		return byTop[:hAt], byTop[hAt:], true
+	}
+	return nil, nil, false
+}
+
+// maxColumnProbes bounds the horizontal cuts split tries before taking the
+// widest, so a page costs O(n² log n) at worst with a small factor.
+const maxColumnProbes = 8
+
+// vsplit cuts rs at the widest vertical band between columns, if any.
+func vsplit(rs []*run) (left, rest []*run, ok bool) {
+	if len(rs) < 2*columnRuns {
+		return nil, nil, false
+	}
 	size := 0.0
 	for _, r := range rs {
 		size = max(size, r.size)
 	}
-
-	byTop := slices.Clone(rs)
-	slices.SortStableFunc(byTop, func(a, b *run) int { return cmp.Compare(b.top(), a.top()) })
-	hGap, hAt := 0.0, -1
-	bottom := byTop[0].bottom()
-	for i := 1; i < len(byTop); i++ {
-		if g := bottom - byTop[i].top(); g > hGap {
-			hGap, hAt = g, i
-		}
-		bottom = min(bottom, byTop[i].bottom())
-	}
-
 	byLeft := slices.Clone(rs)
 	slices.SortStableFunc(byLeft, func(a, b *run) int { return cmp.Compare(a.x0, b.x0) })
 	vGap, vAt := 0.0, -1
@@ -606,14 +643,10 @@ func split(rs []*run) (first, second []*run, ok bool) {
 		}
 		right = max(right, byLeft[i].x1)
 	}
-
-	switch {
-	case vAt > 0 && vGap >= hGap:
-		return byLeft[:vAt], byLeft[vAt:], true
-	case hAt > 0:
-		return byTop[:hAt], byTop[hAt:], true
+	if vAt < 0 {
+		return nil, nil, false
 	}
-	return nil, nil, false
+	return byLeft[:vAt], byLeft[vAt:], true
 }
 
 // writeBlock writes runs top to bottom, left to right, one line per

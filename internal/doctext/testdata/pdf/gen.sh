@@ -31,6 +31,9 @@ style = f"body{{font-family:'{font}';font-size:11pt;margin:0}} h1{{font-size:20p
 if cols == 2:
     style += " .cols{display:flex;gap:36pt;margin-top:12pt} .left{width:30%} .right{width:70%}"
     body = para(secs[0], True) + f'<div class="cols"><div class="left">{para(secs[1])}</div><div class="right">{para(secs[2])}</div></div>'
+elif cols == 3:  # two columns as a table, for LibreOffice (no flex layout)
+    body = para(secs[0], True) + ('<table style="margin-top:12pt"><tr><td style="width:30%;vertical-align:top;padding-right:36pt">'
+        + para(secs[1]) + '</td><td style="vertical-align:top">' + para(secs[2]) + '</td></tr></table>')
 else:
     body = para([l for s in secs for l in s], True)
 print(f'<!DOCTYPE html><html><head><meta charset="utf-8"><style>{style}</style></head><body>{body}</body></html>')
@@ -55,16 +58,17 @@ chrome zh.txt 'Noto Serif CJK SC' 1 chrome-serif-zh.pdf
 chrome zh.txt 'Noto Sans CJK SC' 2 chrome-sans-zh-2col.pdf
 chrome en.txt 'DejaVu Serif' 2 chrome-dejavu-en-2col.pdf
 
-for lang in en zh; do
+for variant in en zh en-2col; do
+	lang=${variant%-2col}; cols=1; [ $variant = en-2col ] && cols=3
 	font='DejaVu Serif'; [ $lang = zh ] && font='Noto Serif CJK SC'
-	html $lang.txt "$font" 1 > "$tmp/libreoffice-$lang.html"
+	html $lang.txt "$font" $cols > "$tmp/libreoffice-$variant.html"
 	# Writer's HTML filter, not Writer/Web's: the latter puts a blank page
 	# with a hidden title first.
 	soffice --headless -env:UserInstallation=file://$tmp/lo --infilter="HTML (StarWriter)" \
 		--convert-to pdf:writer_pdf_Export \
-		--outdir "$tmp" "$tmp/libreoffice-$lang.html" > /dev/null 2>&1
-	mv "$tmp/libreoffice-$lang.pdf" libreoffice-$lang.pdf
-	want $lang.txt > libreoffice-$lang.txt
+		--outdir "$tmp" "$tmp/libreoffice-$variant.html" > /dev/null 2>&1
+	mv "$tmp/libreoffice-$variant.pdf" libreoffice-$variant.pdf
+	want $lang.txt > libreoffice-$variant.txt
 done
 
 for lang in en zh; do
