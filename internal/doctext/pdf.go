@@ -189,6 +189,9 @@ func encrypted(name string) *apperr.Error {
 var errPageFull = errors.New("doctext: text budget reached")
 
 const (
+	// estimatedWordGap is the TJ adjustment, in thousandths of an em,
+	// read as a space between words in a font without widths.
+	estimatedWordGap = 200
 	// maxGraphicsDepth bounds the q/Q save stack; deeper saves are ignored.
 	maxGraphicsDepth = 256
 	// maxFormDepth bounds the nesting of form XObjects drawn with Do.
@@ -228,6 +231,10 @@ type gstate struct {
 type glyph struct {
 	x0, x1, y, size float64
 	text            string
+	// estimated: the font has no widths, so x1 is a guess; moved: text
+	// was positioned (Td, Tm, a wide TJ gap…) since the previous glyph.
+	// Together they stand for the glyph gap in telling words apart.
+	estimated, moved bool
 }
 
 // pageText returns the text shown on p, at most budget runes, and whether it
@@ -291,6 +298,7 @@ func num(v pdf.Value) float64 {
 func (c *collector) run(contents, res pdf.Value, g gstate, depth int) {
 	var stack []gstate
 	tm, tlm := identity, identity
+	moved := false
 	show := func(raw string) {
 		if g.font == nil {
 			return
@@ -301,7 +309,9 @@ func (c *collector) run(contents, res pdf.Value, g gstate, depth int) {
 			x1, _ := m.apply(gl.Width*g.size*g.th, g.rise)
 			size := math.Abs(g.size) * math.Sqrt(math.Abs(m[0]*m[3]-m[1]*m[2]))
 			if gl.Text != "" && finite(x0, x1, y, size) {
-				c.add(glyph{x0: min(x0, x1), x1: max(x0, x1), y: y, size: size, text: gl.Text})
+				c.add(glyph{x0: min(x0, x1), x1: max(x0, x1), y: y, size: size, text: gl.Text,
+					estimated: gl.Estimated, moved: moved})
+				moved = false
 			}
 			adv := gl.Width*g.size + g.tc
 			if gl.Space {
@@ -313,6 +323,7 @@ func (c *collector) run(contents, res pdf.Value, g gstate, depth int) {
 	nextLine := func() {
 		tlm = matrix{1, 0, 0, 1, 0, -g.tl}.mul(tlm)
 		tm = tlm
+		moved = true
 	}
 	pdf.InterpretContext(c.ctx, contents, func(stk *pdf.Stack, op string) {
 		args := make([]pdf.Value, stk.Len())
@@ -338,6 +349,7 @@ func (c *collector) run(contents, res pdf.Value, g gstate, depth int) {
 			}
 		case "BT":
 			tm, tlm = identity, identity
+			moved = true
 		case "Tc":
 			if len(args) == 1 {
 				g.tc = num(args[0])
@@ -374,12 +386,14 @@ func (c *collector) run(contents, res pdf.Value, g gstate, depth int) {
 			}
 			tlm = matrix{1, 0, 0, 1, num(args[0]), num(args[1])}.mul(tlm)
 			tm = tlm
+			moved = true
 		case "Tm":
 			if len(args) == 6 {
 				for i := range tlm {
 					tlm[i] = num(args[i])
 				}
 				tm = tlm
+				moved = true
 			}
 		case "T*":
 			nextLine()
@@ -409,6 +423,7 @@ func (c *collector) run(contents, res pdf.Value, g gstate, depth int) {
 					show(x.RawString())
 				case pdf.Integer, pdf.Real:
 					tm = matrix{1, 0, 0, 1, -num(x) / 1000 * g.size * g.th, 0}.mul(tm)
+					moved = moved || num(x) < -estimatedWordGap
 				}
 			}
 		case "Do":
@@ -508,7 +523,8 @@ const (
 type run struct {
 	x0, x1, y, size float64
 	text            strings.Builder
-	last            rune
+	last            rune // of the text
+	estimated       bool // the width of the last glyph is a guess
 }
 
 func (r *run) top() float64    { return r.y + 0.85*r.size }
@@ -562,7 +578,7 @@ func makeRuns(glyphs []glyph) []*run {
 			gap := g.x0 - r.x1
 			if math.Abs(g.y-r.y) > baselineEm*em || gap > runGapEm*em || gap < -runGapEm*em {
 				r = nil
-			} else if gap > wordGapEm*em && !unicode.IsSpace(r.last) && !unicode.IsSpace(first) &&
+			} else if r.wordGap(g, gap, em) && !unicode.IsSpace(r.last) && !unicode.IsSpace(first) &&
 				!(isCJK(r.last) && isCJK(first)) {
 				r.text.WriteByte(' ')
 			}
@@ -575,8 +591,19 @@ func makeRuns(glyphs []glyph) []*run {
 		r.x0, r.x1 = min(r.x0, g.x0), max(r.x1, g.x1)
 		r.size = max(r.size, g.size)
 		r.last, _ = utf8.DecodeLastRuneInString(g.text)
+		r.estimated = g.estimated
 	}
 	return runs
+}
+
+// wordGap reports whether a space separates the run from g, gap away. Where
+// a width is a guess, only a move of the text position (as by Td or a wide
+// TJ adjustment) counts.
+func (r *run) wordGap(g glyph, gap, em float64) bool {
+	if r.estimated || g.estimated {
+		return g.moved
+	}
+	return gap > wordGapEm*em
 }
 
 // split cuts rs at an empty band. A vertical band at least columnGapEm wide

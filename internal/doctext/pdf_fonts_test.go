@@ -83,6 +83,22 @@ func TestPDFFonts(t *testing.T) {
 			"Janfi",
 		},
 		{
+			"standard 14 font without widths: words from moves and wide TJ gaps",
+			"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+			"",
+			"BT /F1 12 Tf 72 700 Td (Jane) Tj 30 0 Td (Doe,) Tj ET BT /F1 12 Tf 72 680 Td [(Kub) -20 (ernetes) -400 (Go)] TJ ET",
+			"Jane Doe,\nKubernetes Go",
+		},
+		{
+			"predefined GBK CMap without ToUnicode (non-embedded STSong-Light)",
+			"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /GBK-EUC-H " +
+				"/DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light " +
+				"/CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 2 >> /DW 1000 >>] >>",
+			"",
+			"BT /F1 12 Tf 72 700 Td <C4E3BAC320476F> Tj ET",
+			"你好 Go",
+		},
+		{
 			"lines top to bottom whatever the drawing order",
 			"<< /Type /Font /Subtype /TrueType /BaseFont /Arial /Encoding /WinAnsiEncoding >>",
 			"",

@@ -10,6 +10,12 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf16"
+
+	"golang.org/x/text/encoding"
+	"golang.org/x/text/encoding/japanese"
+	"golang.org/x/text/encoding/korean"
+	"golang.org/x/text/encoding/simplifiedchinese"
+	"golang.org/x/text/encoding/traditionalchinese"
 )
 
 // Bounds on what a font may make us store, whatever the file declares.
@@ -31,6 +37,9 @@ type Glyph struct {
 	// Space reports a single-byte code 32, the one word spacing (Tw)
 	// applies to.
 	Space bool
+	// Estimated reports that the font gives no widths (a standard 14 font
+	// without /Widths) and Width is a guess of half an em.
+	Estimated bool
 }
 
 // A Decoder splits shown strings of one font into glyphs.
@@ -40,6 +49,7 @@ type Decoder struct {
 	toUni     map[string]string // ToUnicode: raw code → text
 	simple    *[256]string      // simple fonts without ToUnicode entry: code → text
 	ucs2      bool              // composite font whose codes are UTF-16BE
+	legacy    encoding.Encoding // composite font whose codes are GBK, Big5, Shift-JIS…
 	widths    map[int]float64   // composite: CID → width (glyph space)
 	dw        float64           // composite: default width
 	sw        []float64         // simple: widths from FirstChar
@@ -91,6 +101,15 @@ func (d *Decoder) initComposite(ctx context.Context, f Value, cm *toUnicodeCMap)
 		d.space = two
 	case strings.Contains(enc.Name(), "UCS2") || strings.Contains(enc.Name(), "UTF16"):
 		d.space, d.ucs2 = two, true
+	case legacyCMaps[strings.TrimSuffix(strings.TrimSuffix(enc.Name(), "-H"), "-V")] != nil:
+		// Predefined CMaps over a national encoding (GBK-EUC-H and the
+		// like, PDF 32000 Table 118): the codes are that encoding's bytes.
+		d.legacy = legacyCMaps[strings.TrimSuffix(strings.TrimSuffix(enc.Name(), "-H"), "-V")]
+		d.space = []codespace{{[]byte{0}, []byte{0x80}}, {[]byte{0x81, 0x40}, []byte{0xfe, 0xff}}}
+		if d.legacy == japanese.ShiftJIS {
+			d.space = []codespace{{[]byte{0}, []byte{0x80}}, {[]byte{0xa0}, []byte{0xdf}},
+				{[]byte{0x81, 0x40}, []byte{0x9f, 0xfc}}, {[]byte{0xe0, 0x40}, []byte{0xfc, 0xfc}}}
+		}
 	case cm != nil && len(cm.space) > 0:
 		d.space = cm.space
 	default:
@@ -103,6 +122,20 @@ func (d *Decoder) initComposite(ctx context.Context, f Value, cm *toUnicodeCMap)
 		d.dw = dw.Float64()
 	}
 	d.widths = cidWidths(desc.Key("W"))
+}
+
+// legacyCMaps are the predefined CMaps (without -H or -V) whose codes are
+// those of a national character encoding.
+var legacyCMaps = map[string]encoding.Encoding{
+	"GB-EUC": simplifiedchinese.GBK, "GBpc-EUC": simplifiedchinese.GBK,
+	"GBK-EUC": simplifiedchinese.GBK, "GBKp-EUC": simplifiedchinese.GBK,
+	"GBK2K": simplifiedchinese.GB18030,
+	"B5pc":  traditionalchinese.Big5, "ETen-B5": traditionalchinese.Big5,
+	"ETenms-B5": traditionalchinese.Big5, "HKscs-B5": traditionalchinese.Big5,
+	"83pv-RKSJ": japanese.ShiftJIS, "90ms-RKSJ": japanese.ShiftJIS,
+	"90msp-RKSJ": japanese.ShiftJIS, "90pv-RKSJ": japanese.ShiftJIS,
+	"EUC":     japanese.EUCJP,
+	"KSC-EUC": korean.EUCKR, "KSCms-UHC": korean.EUCKR, "KSCpc-EUC": korean.EUCKR,
 }
 
 // cidWidths reads a /W array: c [w1 w2 …] and c1 c2 w entries.
@@ -149,6 +182,11 @@ func (d *Decoder) Decode(raw string, fn func(Glyph)) {
 			if !ok && d.ucs2 {
 				text, ok = utf16Decode(code), true
 			}
+			if !ok && d.legacy != nil {
+				if t, err := d.legacy.NewDecoder().String(code); err == nil && t != "\uFFFD" {
+					text, ok = t, true
+				}
+			}
 			w, found := d.widths[c]
 			if !found {
 				w = d.dw
@@ -160,6 +198,8 @@ func (d *Decoder) Decode(raw string, fn func(Glyph)) {
 			}
 			if i := c - d.first; i >= 0 && i < len(d.sw) {
 				g.Width = d.sw[i] * d.scale
+			} else if len(d.sw) == 0 {
+				g.Width, g.Estimated = 0.5, true
 			}
 			g.Space = n == 1 && c == 32
 		}
