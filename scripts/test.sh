@@ -9,7 +9,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/services.sh
-for deps in speech-deps tts-deps browser-deps; do
+for deps in speech-deps tts-deps browser-deps pdf-deps; do
 	if [ -f "scripts/$deps.sh" ]; then bash "scripts/$deps.sh"; fi
 done
 

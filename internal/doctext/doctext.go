@@ -15,6 +15,7 @@ package doctext
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"path"
 	"slices"
@@ -69,6 +70,9 @@ type Document struct {
 	// Truncated reports that Text stops early because the document exceeded
 	// Options.MaxChars or Options.MaxPages.
 	Truncated bool
+	// Reader says what read a PDF's text: ReaderPdftotext or ReaderGo; ""
+	// for other kinds.
+	Reader string
 }
 
 // Options bounds and restricts extraction. The zero value allows every kind
@@ -81,6 +85,13 @@ type Options struct {
 	MaxChars int
 	// MaxPages is the most PDF pages read; zero means DefaultMaxPages.
 	MaxPages int
+	// PureGo reads PDFs with the Go reader only, even when pdftotext is
+	// installed.
+	PureGo bool
+	// PreferPdftotext reads PDFs with pdftotext first when it is installed,
+	// and with the Go reader only when pdftotext fails (for comparisons;
+	// the Go reader reads better, see extractPDF).
+	PreferPdftotext bool
 }
 
 func (o Options) withDefaults() Options {
@@ -164,9 +175,12 @@ func sniff(data []byte, filename string) (Kind, string, sniffResult) {
 }
 
 // Extract sniffs data (see Sniff), checks that its kind is in opts.Allowed and
-// returns its text, bounded by opts. Every error is an *apperr.Error of kind
-// apperr.KindUnprocessable, including a document with no text.
-func Extract(data []byte, filename string, opts Options) (doc Document, err error) {
+// returns its text, bounded by opts. A PDF is read with the pure-Go reader,
+// and with poppler's pdftotext, when installed, if that finds no text.
+// Every error is an *apperr.Error of kind apperr.KindUnprocessable, including
+// a document with no text and a PDF still being read when ctx is done (that
+// error wraps ctx.Err()).
+func Extract(ctx context.Context, data []byte, filename string, opts Options) (doc Document, err error) {
 	opts = opts.withDefaults()
 	name := SanitizeName(filename)
 	kind, mime, r := sniff(data, filename)
@@ -189,7 +203,9 @@ func Extract(data []byte, filename string, opts Options) (doc Document, err erro
 	doc = Document{Kind: kind, MIME: mime}
 	switch kind {
 	case KindPDF:
-		doc.Text, doc.Pages, doc.Truncated, err = extractPDF(data, name, opts)
+		var pages []string
+		pages, doc.Pages, doc.Truncated, doc.Reader, err = extractPDF(ctx, data, name, opts)
+		doc.Text = normalize(strings.Join(pages, "\n\n"), true)
 	case KindDOCX:
 		doc.Text, err = extractDOCX(data, name)
 		doc.Text = normalize(doc.Text, false)

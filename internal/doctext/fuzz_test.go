@@ -1,6 +1,8 @@
 package doctext_test
 
 import (
+	"context"
+	"fmt"
 	"testing"
 	"unicode/utf8"
 
@@ -21,7 +23,7 @@ func FuzzExtract(f *testing.F) {
 
 	opts := doctext.Options{MaxChars: 1000, MaxPages: 5}
 	f.Fuzz(func(t *testing.T, data []byte, filename string) {
-		doc, err := doctext.Extract(data, filename, opts)
+		doc, err := doctext.Extract(context.Background(), data, filename, opts)
 		if err != nil {
 			if !apperr.Is(err, apperr.KindUnprocessable) {
 				t.Fatalf("err = %v (%T), want a KindUnprocessable *apperr.Error", err, err)
@@ -54,12 +56,24 @@ func FuzzExtractPDFObjects(f *testing.F) {
 		"<< /Type /Page /Resources << /Font << /F1 6 0 R >> >> /Contents 4 0 R >>",
 		"BT /F1 12 Tf <0001> Tj ET")
 
+	f.Add("<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Resources << /Font << /F3 8 0 R /F2 6 0 R >> /XObject << /X1 9 0 R >> >> /Contents 4 0 R >>",
+		"q 1 0 0 -1 0 792 cm BT /F3 12 Tf 1 0 0 -1 72 80 Tm <0102> Tj ET Q /X1 Do BT /F2 9 Tf 300 700 Td <0001> Tj ET")
+
 	font := "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>"
 	cidFont := "<< /Type /Font /Subtype /Type0 /Encoding /Identity-H /ToUnicode 7 0 R >>"
 	cmap := "/CIDInit /ProcSet findresource begin 12 dict begin begincmap " +
 		"1 begincodespacerange <0000> <FFFF> endcodespacerange " +
 		"1 beginbfchar <0001> <4F60> endbfchar endcmap CMapName currentdict /CMap defineresource pop end end"
-	opts := doctext.Options{MaxChars: 1000, MaxPages: 5}
+	// Objects 8 and 9: a Type3 font as Chrome writes CJK fonts, with the
+	// ToUnicode CMap of object 7, and a form XObject that shows text.
+	type3Font := "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 -0.001 0 0] /FirstChar 0 /LastChar 2 " +
+		"/Widths [1000 500 500] /Encoding << /Differences [0 /g0 /g1 /g2] >> /ToUnicode 7 0 R >>"
+	formContent := "BT /F1 12 Tf 72 700 Td (form) Tj ET /X1 Do"
+	form := fmt.Sprintf("<< /Type /XObject /Subtype /Form /BBox [0 0 612 792] /Matrix [1 0 0 1 0 -20] "+
+		"/Resources << /Font << /F1 5 0 R >> /XObject << /X1 9 0 R >> >> /Length %d >>\nstream\n%s\nendstream",
+		len(formContent), formContent)
+	opts := doctext.Options{MaxChars: 1000, MaxPages: 5, PureGo: true}
 	f.Fuzz(func(t *testing.T, pages, page, content string) {
 		data := doctexttest.PDFObjects(t,
 			"<< /Type /Catalog /Pages 2 0 R >>",
@@ -67,8 +81,10 @@ func FuzzExtractPDFObjects(f *testing.F) {
 			doctexttest.Stream(content),
 			font, cidFont,
 			doctexttest.Stream(cmap),
+			type3Font,
+			form,
 		)
-		_, err := doctext.Extract(data, "cv.pdf", opts)
+		_, err := doctext.Extract(context.Background(), data, "cv.pdf", opts)
 		if err != nil && !apperr.Is(err, apperr.KindUnprocessable) {
 			t.Fatalf("err = %v (%T), want a KindUnprocessable *apperr.Error", err, err)
 		}

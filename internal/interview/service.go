@@ -198,7 +198,7 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	if err != nil {
 		return UploadResult{}, err
 	}
-	doc, err := doctext.Extract(data, filename, doctext.Options{Allowed: []doctext.Kind{doctext.KindPDF, doctext.KindTXT, doctext.KindMD}})
+	doc, err := doctext.Extract(ctx, data, filename, doctext.Options{Allowed: []doctext.Kind{doctext.KindPDF, doctext.KindTXT, doctext.KindMD}})
 	if err != nil {
 		return UploadResult{}, err
 	}

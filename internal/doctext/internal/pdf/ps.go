@@ -5,6 +5,7 @@
 package pdf
 
 import (
+	"context"
 	"io"
 	"runtime"
 )
@@ -54,6 +55,14 @@ func newDict() Value {
 //
 // There is no support for executable blocks, among other limitations.
 func Interpret(strm Value, do func(stk *Stack, op string)) {
+	InterpretContext(context.Background(), strm, do)
+}
+
+// InterpretContext is Interpret stopped by ctx (doctext patch): once ctx is
+// done, it panics with a ContextError holding ctx.Err(), checked between
+// reads of the stream and every few hundred tokens, so a deadline stops even
+// a stream of operands without operators.
+func InterpretContext(ctx context.Context, strm Value, do func(stk *Stack, op string)) {
 	var stk Stack
 	var dicts []dict
 	var rd io.Reader
@@ -70,17 +79,21 @@ func Interpret(strm Value, do func(stk *Stack, op string)) {
 	// doctext patch: bound the decoded bytes and the operand stack, so a
 	// small compressed stream cannot make us interpret gigabytes or pile up
 	// operands without end.
-	rd = &capReader{r: rd, n: MaxInterpretBytes}
+	rd = &capReader{r: rd, n: MaxInterpretBytes, ctx: ctx}
 
 	b := newBuffer(rd, 0)
 	b.allowEOF = true
 	b.allowObjptr = false
 	b.allowStream = false
 
+	tokens := 0
 Reading:
 	for {
 		if stk.Len() > maxOperands {
 			panic("malformed PDF: too many operands")
+		}
+		if tokens++; tokens%256 == 0 {
+			checkContext(ctx)
 		}
 		tok := b.readToken()
 		if tok == io.EOF {
@@ -196,13 +209,29 @@ const MaxInterpretBytes = 32 << 20
 // operators take at most a few dozen.
 const maxOperands = 1 << 16
 
-// capReader panics once more than n bytes have been read (doctext patch).
+// capReader panics once more than n bytes have been read or ctx is done
+// (doctext patch).
 type capReader struct {
-	r io.Reader
-	n int64
+	r   io.Reader
+	n   int64
+	ctx context.Context
+}
+
+// ContextError is the panic value of InterpretContext when its context is
+// done (doctext patch).
+type ContextError struct{ Err error }
+
+func (e ContextError) Error() string { return e.Err.Error() }
+func (e ContextError) Unwrap() error { return e.Err }
+
+func checkContext(ctx context.Context) {
+	if err := ctx.Err(); err != nil {
+		panic(ContextError{err})
+	}
 }
 
 func (c *capReader) Read(p []byte) (int, error) {
+	checkContext(c.ctx)
 	k, err := c.r.Read(p)
 	if c.n -= int64(k); c.n < 0 {
 		panic("malformed PDF: stream too large")

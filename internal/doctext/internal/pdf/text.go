@@ -46,7 +46,7 @@ func isUTF16(s string) bool {
 
 func utf16Decode(s string) string {
 	var u []uint16
-	for i := 0; i < len(s); i += 2 {
+	for i := 0; i+1 < len(s); i += 2 { // doctext patch: an odd last byte is dropped, not an index panic
 		u = append(u, uint16(s[i])<<8|uint16(s[i+1]))
 	}
 	return string(utf16.Decode(u))

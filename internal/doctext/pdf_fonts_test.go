@@ -1,0 +1,224 @@
+package doctext_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xunzhi-ai/aimeeting/internal/doctext"
+	"github.com/xunzhi-ai/aimeeting/internal/doctext/doctexttest"
+)
+
+// onePage is a PDF whose page draws content with font /F1 (object 5) whose
+// ToUnicode CMap, if any, is object 6.
+func onePage(t *testing.T, font, cmap, content string) []byte {
+	t.Helper()
+	return doctexttest.PDFObjects(t,
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [3 0 R] /Count 1 >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 5 0 R >> >> /Contents 4 0 R >>",
+		doctexttest.Stream(content),
+		font,
+		doctexttest.Stream(cmap),
+	)
+}
+
+func cmapOf(body string) string {
+	return "/CIDInit /ProcSet findresource begin 12 dict begin begincmap " +
+		"/CMapName /Test def 1 begincodespacerange <0000> <FFFF> endcodespacerange " +
+		body + " endcmap CMapName currentdict /CMap defineresource pop end end"
+}
+
+const (
+	type0 = "<< /Type /Font /Subtype /Type0 /Encoding /Identity-H /ToUnicode 6 0 R " +
+		"/DescendantFonts [<< /Type /Font /Subtype /CIDFontType2 /DW 500 /W [1 [600 600] 10 20 1000] >>] >>"
+	type3 = "<< /Type /Font /Subtype /Type3 /FontMatrix [0.001 0 0 -0.001 0 0] /FirstChar 0 /LastChar 3 " +
+		"/Widths [500 500 500 1000] /Encoding << /Differences [0 /g0 /g1 /g2 /g3] >> /ToUnicode 6 0 R >>"
+)
+
+func TestPDFFonts(t *testing.T) {
+	tests := []struct {
+		name, font, cmap, content, want string
+	}{
+		{
+			"Identity-H with bfchar and bfrange (Chrome)",
+			type0,
+			cmapOf("2 beginbfchar <0001> <004A> <0002> <0061> endbfchar 1 beginbfrange <0010> <0012> <006E> endbfrange"),
+			"BT /F1 12 Tf 72 700 Td <000100020010> Tj ET",
+			"Jan",
+		},
+		{
+			"bfrange array form, surrogate pair and ligature",
+			type0,
+			cmapOf("1 beginbfrange <0010> <0012> [<0066006C> <D83DDE00> <4F60>] endbfrange"),
+			"BT /F1 12 Tf 72 700 Td <001000110012> Tj ET",
+			"fl😀你",
+		},
+		{
+			"words from glyph positions, no spaces between CJK",
+			type0,
+			cmapOf("4 beginbfchar <0001> <0047> <0002> <006F> <000A> <4F60> <000B> <597D> endbfchar"),
+			// Go, a 6-unit gap, then 你好 drawn glyph by glyph.
+			"BT /F1 10 Tf 72 700 Td <00010002> Tj 18 0 Td <000A> Tj 10 0 Td <000B> Tj ET",
+			"Go 你好",
+		},
+		{
+			"Type3 with ToUnicode (Chrome's CJK fonts)",
+			type3,
+			cmapOf("1 beginbfrange <00> <03> <0041> endbfrange"),
+			"BT /F1 12 Tf 72 700 Td <00010203> Tj ET",
+			"ABCD",
+		},
+		{
+			"simple font with Differences",
+			"<< /Type /Font /Subtype /Type1 /BaseFont /Foo /FirstChar 1 /LastChar 3 /Widths [500 500 500] " +
+				"/Encoding << /BaseEncoding /WinAnsiEncoding /Differences [1 /J /a /uni006E 4 /fi] >> >>",
+			"",
+			"BT /F1 12 Tf 72 700 Td <01020304> Tj ET",
+			"Janfi",
+		},
+		{
+			"standard 14 font without widths: words from moves and wide TJ gaps",
+			"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>",
+			"",
+			"BT /F1 12 Tf 72 700 Td (Jane) Tj 30 0 Td (Doe,) Tj ET BT /F1 12 Tf 72 680 Td [(Kub) -20 (ernetes) -400 (Go)] TJ ET",
+			"Jane Doe,\nKubernetes Go",
+		},
+		{
+			"predefined GBK CMap without ToUnicode (non-embedded STSong-Light)",
+			"<< /Type /Font /Subtype /Type0 /BaseFont /STSong-Light /Encoding /GBK-EUC-H " +
+				"/DescendantFonts [<< /Type /Font /Subtype /CIDFontType0 /BaseFont /STSong-Light " +
+				"/CIDSystemInfo << /Registry (Adobe) /Ordering (GB1) /Supplement 2 >> /DW 1000 >>] >>",
+			"",
+			"BT /F1 12 Tf 72 700 Td <C4E3BAC320476F> Tj ET",
+			"你好 Go",
+		},
+		{
+			"lines top to bottom whatever the drawing order",
+			"<< /Type /Font /Subtype /TrueType /BaseFont /Arial /Encoding /WinAnsiEncoding >>",
+			"",
+			"BT /F1 12 Tf 72 600 Td (second) Tj ET BT /F1 12 Tf 72 700 Td (first) Tj ET",
+			"first\nsecond",
+		},
+		{
+			"two columns read column by column",
+			"<< /Type /Font /Subtype /TrueType /BaseFont /Arial /FirstChar 32 /LastChar 122 /Encoding /WinAnsiEncoding >>",
+			"",
+			"BT /F1 10 Tf 14 TL 72 700 Td (left one) Tj 300 0 Td (right one) Tj -300 -14 Td (left two) Tj " +
+				"300 0 Td (right two) Tj -300 -14 Td (left three) Tj 300 0 Td (right three) Tj ET",
+			"left one\nleft two\nleft three\n\nright one\nright two\nright three",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			data := onePage(t, tt.font, tt.cmap, tt.content)
+			doc, err := doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{PureGo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			got := strings.ReplaceAll(doc.Text, "\n\n", "\n")
+			if want := strings.ReplaceAll(tt.want, "\n\n", "\n"); got != want {
+				t.Errorf("Text = %q, want %q", doc.Text, tt.want)
+			}
+		})
+	}
+}
+
+func TestExtractPDFDeadline(t *testing.T) {
+	// One page showing a million strings: seconds of work, a 50 ms deadline.
+	content := "BT /F1 12 Tf 72 700 Td " + strings.Repeat("(word) Tj 1 0 Td ", 1_000_000) + "ET"
+	data := onePage(t, "<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>", "", content)
+	for _, pureGo := range []bool{true, false} {
+		ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+		start := time.Now()
+		_, err := doctext.Extract(ctx, data, "huge.pdf", doctext.Options{PureGo: pureGo, PreferPdftotext: true, MaxChars: 10_000_000})
+		elapsed := time.Since(start)
+		cancel()
+		if !errors.Is(err, context.DeadlineExceeded) {
+			t.Errorf("PureGo=%v: err = %v, want a deadline error", pureGo, err)
+		}
+		MustUnprocessable(t, err, "took too long")
+		if elapsed > time.Second {
+			t.Errorf("PureGo=%v: Extract took %v after a 50ms deadline", pureGo, elapsed)
+		}
+	}
+}
+
+func TestPdftotextPages(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		if os.Getenv("CI") == "true" {
+			t.Fatal("pdftotext is not installed (scripts/pdf-deps.sh installs poppler-utils)")
+		}
+		t.Skip("pdftotext is not installed")
+	}
+	data := doctexttest.PDFPages(t, []string{"page one"}, []string{"page two"}, []string{"page three"})
+	tests := []struct {
+		name      string
+		opts      doctext.Options
+		want      string
+		pages     int
+		truncated bool
+	}{
+		{"all pages", doctext.Options{PreferPdftotext: true}, "page one\n\npage two\n\npage three", 3, false},
+		{"MaxPages", doctext.Options{PreferPdftotext: true, MaxPages: 2}, "page one\n\npage two", 3, true},
+		{"MaxChars", doctext.Options{PreferPdftotext: true, MaxChars: 4}, "page", 3, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			doc, err := doctext.Extract(context.Background(), data, "cv.pdf", tt.opts)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if doc.Reader != doctext.ReaderPdftotext || doc.Text != tt.want || doc.Pages != tt.pages || doc.Truncated != tt.truncated {
+				t.Errorf("got Reader %q, Text %q, Pages %d, Truncated %v; want %q, %q, %d, %v",
+					doc.Reader, doc.Text, doc.Pages, doc.Truncated, doctext.ReaderPdftotext, tt.want, tt.pages, tt.truncated)
+			}
+		})
+	}
+}
+
+func TestPdftotextOutputLimit(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext is not installed")
+	}
+	// 500 lines of 20 characters; the output is cut at 4×MaxChars+1024
+	// bytes, long before pdftotext has written them all.
+	lines := make([]string, 500)
+	for i := range lines {
+		lines[i] = "abcdefghij klmnopqrs"
+	}
+	data := doctexttest.PDF(t, lines...)
+	doc, err := doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{PreferPdftotext: true, MaxChars: 100_000})
+	if err != nil || doc.Truncated || doc.Reader != doctext.ReaderPdftotext {
+		t.Fatalf("without a limit: Truncated %v, Reader %q, err %v; want false, pdftotext, nil", doc.Truncated, doc.Reader, err)
+	}
+	doc, err = doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{PreferPdftotext: true, MaxChars: 10})
+	if err != nil || !doc.Truncated || doc.Reader != doctext.ReaderPdftotext || doc.Text != "abcdefghij" {
+		t.Errorf("MaxChars 10: Text %q, Truncated %v, Reader %q, err %v; want %q, true, pdftotext, nil", doc.Text, doc.Truncated, doc.Reader, err, "abcdefghij")
+	}
+}
+
+func TestPDFFallsBackToPdftotext(t *testing.T) {
+	if _, err := exec.LookPath("pdftotext"); err != nil {
+		t.Skip("pdftotext is not installed")
+	}
+	// A wrong startxref: the Go reader gives up, pdftotext rebuilds the
+	// cross-reference table.
+	good := doctexttest.PDF(t, "Jane Doe")
+	data := bytes.Replace(good, []byte("startxref\n"), []byte("startxref\n1"), 1)
+	doc, err := doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Reader != doctext.ReaderPdftotext || doc.Text != "Jane Doe" {
+		t.Errorf("got Reader %q, Text %q; want pdftotext, %q", doc.Reader, doc.Text, "Jane Doe")
+	}
+	if _, err := doctext.Extract(context.Background(), data, "cv.pdf", doctext.Options{PureGo: true}); err == nil {
+		t.Error("PureGo read a PDF with a wrong startxref; this test needs one the Go reader cannot read")
+	}
+}
