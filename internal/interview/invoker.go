@@ -9,9 +9,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -30,6 +32,36 @@ const (
 	StageFollowUp   = "interview-followup"
 	StageDemeanor   = "interview-demeanor"
 )
+
+// FlightStages is the single-flight stage table of the interview: each AI
+// stage's policy (interview.md, "Single-flight"), with ErrorCodec so that a
+// replayed failure maps to the same HTTP answer as the original. Stages not
+// tuned here (profile, review) get the evaluation's policy.
+func FlightStages() map[string]singleflight.Policy {
+	const kib = 1024
+	eval := singleflight.DefaultPolicy()
+	eval.Codec = ErrorCodec{}
+	return map[string]singleflight.Policy{
+		StageEvaluation: eval,
+		StageReview:     eval,
+		StageProfile:    eval,
+		StageFollowUp: {
+			ResultTTL: 3 * time.Minute, FailedTTL: 30 * time.Second,
+			RunningLease: 12 * time.Second, Heartbeat: 2500 * time.Millisecond, TakeoverDetect: 8 * time.Second,
+			L1Enabled: true, L1TTL: 15 * time.Second, CompressOver: 2 * kib, Codec: ErrorCodec{},
+		},
+		StageExtraction: {
+			ResultTTL: 30 * time.Minute, FailedTTL: 60 * time.Second,
+			RunningLease: 20 * time.Second, Heartbeat: 4 * time.Second, TakeoverDetect: 12 * time.Second,
+			L1Enabled: true, L1TTL: 60 * time.Second, CompressOver: 1 * kib, Codec: ErrorCodec{},
+		},
+		StageDemeanor: {
+			ResultTTL: 15 * time.Minute, FailedTTL: 60 * time.Second,
+			RunningLease: 30 * time.Second, Heartbeat: 5 * time.Second, TakeoverDetect: 15 * time.Second,
+			L1Enabled: false, CompressOver: 2 * kib, Codec: ErrorCodec{},
+		},
+	}
+}
 
 // Invoker runs interview AI calls: single-flight (in-process, then Redis)
 // around the AI guard around the model call and the parsing of its output.
@@ -135,13 +167,33 @@ func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Res
 		return json.Marshal(v)
 	})
 	if err != nil {
-		return zero, res.Outcome, err
+		return zero, res.Outcome, FlightError(err)
 	}
 	var v T
 	if err := json.Unmarshal(res.Value, &v); err != nil {
 		return zero, res.Outcome, apperr.Internal(fmt.Errorf("interview: decode shared %s result: %w", c.Stage, err))
 	}
 	return v, res.Outcome, nil
+}
+
+// The single-flight's own errors as the interview's clients see them.
+var (
+	errInProgress       = apperr.Conflict("the same request is still being processed; retry shortly").AsRetryable()
+	errRedisUnavailable = apperr.New(apperr.KindUnavailable, "single-flight coordination store (Redis) unavailable").AsRetryable()
+)
+
+// FlightError gives the single-flight's sentinel errors their HTTP meaning:
+// ErrInProgress is a retryable conflict (409), ErrRedisUnavailable a
+// retryable 503. The sentinel stays in the chain (errors.Is still finds it);
+// other errors are returned unchanged.
+func FlightError(err error) error {
+	switch {
+	case errors.Is(err, singleflight.ErrInProgress):
+		return fmt.Errorf("%w: %w", errInProgress, err)
+	case errors.Is(err, singleflight.ErrRedisUnavailable):
+		return fmt.Errorf("%w: %w", errRedisUnavailable, err)
+	}
+	return err
 }
 
 // ErrorCodec stores *apperr.Error failures with their kind, code, message

@@ -2,6 +2,7 @@ package interview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -26,7 +27,7 @@ func MustInvoker(tb testing.TB, prefix string, id int, guardCfg aiguard.Config) 
 	cfg := singleflight.DefaultConfig()
 	cfg.KeyPrefix = prefix
 	cfg.InstanceID = fmt.Sprintf("instance-%d", id)
-	cfg.ErrorCodec = ErrorCodec{}
+	cfg.Stages = FlightStages()
 	g, err := singleflight.New(cfg, rdb, nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -190,5 +191,57 @@ func TestFlightKeys(t *testing.T) {
 	}
 	if !strings.HasPrefix(Call{Stage: StageExtraction, SessionID: "s", BusinessKey: "k"}.Key(), StageExtraction+"|s|k") {
 		t.Fatal("business key not used")
+	}
+}
+
+// TestFlightStages checks the interview's stage table: every AI stage is
+// listed, valid for a Group, and stores failures with the interview codec.
+func TestFlightStages(t *testing.T) {
+	stages := FlightStages()
+	for _, name := range []string{StageProfile, StageExtraction, StageEvaluation, StageReview, StageFollowUp, StageDemeanor} {
+		p, ok := stages[name]
+		if !ok {
+			t.Errorf("stage %s missing", name)
+			continue
+		}
+		if _, ok := p.Codec.(ErrorCodec); !ok {
+			t.Errorf("stage %s codec = %T, want ErrorCodec", name, p.Codec)
+		}
+	}
+	if got, want := stages[StageFollowUp].Heartbeat, 2500*time.Millisecond; got != want {
+		t.Errorf("follow-up heartbeat = %v, want %v", got, want)
+	}
+	if stages[StageDemeanor].L1Enabled {
+		t.Error("demeanor must not use L1 (photos are not replayed in-process)")
+	}
+	cfg := singleflight.DefaultConfig()
+	cfg.Mode = singleflight.ModeLocal
+	cfg.Stages = stages
+	g, err := singleflight.New(cfg, nil, nil)
+	if err != nil {
+		t.Fatalf("the stage table is not a valid config: %v", err)
+	}
+	_ = g.Close()
+}
+
+// TestFlightError checks the HTTP meaning given to the single-flight's
+// sentinels, and that the sentinel stays in the chain.
+func TestFlightError(t *testing.T) {
+	tests := []struct {
+		err  error
+		kind apperr.Kind
+	}{
+		{singleflight.ErrInProgress, apperr.KindConflict},
+		{fmt.Errorf("singleflight: acquire: %w: %w", singleflight.ErrRedisUnavailable, errors.New("dial tcp: refused")), apperr.KindUnavailable},
+	}
+	for _, tt := range tests {
+		got := FlightError(tt.err)
+		if e := apperr.As(got); e == nil || e.Kind != tt.kind || !e.Retryable || !errors.Is(got, tt.err) {
+			t.Errorf("FlightError(%v) = %v, want retryable kind %v wrapping it", tt.err, got, tt.kind)
+		}
+	}
+	plain := errors.New("model said no")
+	if got := FlightError(plain); got != plain {
+		t.Errorf("FlightError(plain) = %v, want it unchanged", got)
 	}
 }

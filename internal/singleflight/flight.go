@@ -151,7 +151,7 @@ func (f *flight) run(ctx context.Context) (Result, error) {
 			if following {
 				out = Follower
 			}
-			return Result{Outcome: out}, g.codec.Decode(a.failure)
+			return Result{Outcome: out}, f.pol.codec().Decode(a.failure)
 
 		case statusOwnerNew, statusOwnerTakeover:
 			out := OwnerNew
@@ -268,7 +268,7 @@ func (f *flight) own(ctx context.Context, token string, out Outcome) (res Result
 		g.l1Put(f.pol, f.key, v)
 		return Result{Value: v, Outcome: out}, false, nil
 	}
-	fail := g.codec.Encode(ferr)
+	fail := f.pol.codec().Encode(ferr)
 	ok, err := redisDo(cctx, f, "complete", func(ctx context.Context) (bool, error) {
 		return g.st.completeFailure(ctx, f.keys, f.owner, token, f.pol, fail)
 	})

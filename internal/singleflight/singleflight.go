@@ -35,8 +35,6 @@ import (
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
-
-	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
 
 // Outcome says how a Do call got its result. The values are the metric labels.
@@ -77,25 +75,34 @@ type Result struct {
 
 var (
 	// ErrInProgress is returned when FollowerMaxWait ran out while a live
-	// owner still runs the flight. It is a retryable conflict (HTTP 409).
-	ErrInProgress = apperr.Conflict("the same request is still being processed; retry shortly").AsRetryable()
+	// owner still runs the flight: a retry later finds its result. The
+	// caller decides what that means to its clients (an HTTP 409, a 202).
+	ErrInProgress error = retryable("singleflight: the same request is still being processed")
 	// ErrRedisUnavailable is wrapped by the errors of distributed mode when
-	// Redis fails or is slow.
-	ErrRedisUnavailable = apperr.New(apperr.KindUnavailable, "single-flight coordination store (Redis) unavailable").AsRetryable()
+	// Redis fails or is slow; a retry may succeed.
+	ErrRedisUnavailable error = retryable("singleflight: coordination store (Redis) unavailable")
 	// ErrClosed is returned by Do after Close.
 	ErrClosed = errors.New("singleflight: group closed")
 
 	errUnsupportedClient = errors.New("singleflight: Redis client must be *redis.Client or *redis.ClusterClient")
 )
 
+// retryable is a sentinel error that a retry may get past. It says so with
+// IsRetryable, the method DefaultErrorCodec and the callers' classifiers read.
+type retryable string
+
+func (e retryable) Error() string { return string(e) }
+
+// IsRetryable reports true.
+func (retryable) IsRetryable() bool { return true }
+
 // Group runs flights. Create it with New; it is safe for concurrent use.
 type Group struct {
-	cfg   Config
-	codec ErrorCodec
-	st    store
-	rd    *reader // nil in local mode
-	l1    *expirable.LRU[string, l1Entry]
-	met   *metrics
+	cfg Config
+	st  store
+	rd  *reader // nil in local mode
+	l1  *expirable.LRU[string, l1Entry]
+	met *metrics
 
 	// ctxTimeouts reports whether the client applies context deadlines to
 	// socket I/O; when it does not, RedisTimeout is enforced by a watchdog.
@@ -148,10 +155,7 @@ func New(cfg Config, rdb redis.UniversalClient, reg prometheus.Registerer) (*Gro
 		host, _ := os.Hostname()
 		cfg.InstanceID = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	g := &Group{cfg: cfg, codec: cfg.ErrorCodec, m: make(map[string]*call)}
-	if g.codec == nil {
-		g.codec = DefaultErrorCodec{}
-	}
+	g := &Group{cfg: cfg, m: make(map[string]*call)}
 	if cfg.L1MaxEntries > 0 {
 		g.l1 = expirable.NewLRU[string, l1Entry](cfg.L1MaxEntries, nil, cfg.maxL1TTL())
 	}
@@ -209,7 +213,7 @@ func (g *Group) Close() error {
 // Group closed. A caller leaves early when ctx is done (ctx.Err()) and, if it
 // joined a flight already in progress, after FollowerMaxWait (ErrInProgress).
 // fn's error is returned to every caller of the flight and stored for
-// replay as described by the ErrorCodec; a panic in fn becomes a *PanicError.
+// replay as described by the stage policy's Codec; a panic in fn becomes a *PanicError.
 func (g *Group) Do(ctx context.Context, stage, key string, fn func(ctx context.Context) ([]byte, error)) (Result, error) {
 	if g.base.Err() != nil {
 		return Result{}, ErrClosed

@@ -47,6 +47,7 @@ func MustFlights(tb testing.TB) *singleflight.Group {
 	tb.Helper()
 	cfg := singleflight.DefaultConfig()
 	cfg.Mode = singleflight.ModeLocal
+	cfg.Stages = map[string]singleflight.Policy{tts.Stage: tts.FlightPolicy()}
 	g, err := singleflight.New(cfg, nil, nil)
 	if err != nil {
 		tb.Fatal(err)

@@ -272,7 +272,7 @@ func (s *Service) execute(ctx context.Context, t *Task) (audioMeta, error) {
 		case errors.Is(err, singleflight.ErrInProgress):
 			continue // still running elsewhere: keep following
 		}
-		return audioMeta{}, err
+		return audioMeta{}, flightError(err)
 	}
 }
 
