@@ -96,7 +96,7 @@ func redisDo[T any](ctx context.Context, f *flight, op string, do func(context.C
 	if ctx.Err() != nil {
 		return v, ctx.Err()
 	}
-	f.g.markRedisDown(f.stage)
+	f.g.redisFailed(f.stage, err)
 	return v, &redisError{op: op, err: err}
 }
 

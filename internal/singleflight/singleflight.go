@@ -18,6 +18,8 @@
 // docs/singleflight.md for the protocol, the key layout and measurements.
 //
 // The package never logs; it returns errors and exposes Prometheus metrics.
+// Besides its client libraries it imports only internal/redisx, the
+// standard-library-only Redis backoff shared with the rate limiter.
 package singleflight
 
 import (
@@ -29,12 +31,13 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
+
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 )
 
 // Outcome says how a Do call got its result. The values are the metric labels.
@@ -107,8 +110,9 @@ type Group struct {
 	// ctxTimeouts reports whether the client applies context deadlines to
 	// socket I/O; when it does not, RedisTimeout is enforced by a watchdog.
 	ctxTimeouts bool
-	// redisDownUntil is the UnixNano until which hybrid mode skips Redis.
-	redisDownUntil atomic.Int64
+	// redis is the hybrid backoff: after a Redis failure, flights skip Redis
+	// for RedisBackoff (in the other modes it never skips).
+	redis *redisx.Breaker
 
 	base   context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -155,7 +159,10 @@ func New(cfg Config, rdb redis.UniversalClient, reg prometheus.Registerer) (*Gro
 		host, _ := os.Hostname()
 		cfg.InstanceID = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	g := &Group{cfg: cfg, m: make(map[string]*call)}
+	g := &Group{cfg: cfg, m: make(map[string]*call), redis: redisx.NewBreaker(0)}
+	if cfg.Mode == ModeHybrid {
+		g.redis = redisx.NewBreaker(cfg.RedisBackoff)
+	}
 	if cfg.L1MaxEntries > 0 {
 		g.l1 = expirable.NewLRU[string, l1Entry](cfg.L1MaxEntries, nil, cfg.maxL1TTL())
 	}
@@ -313,7 +320,7 @@ func (g *Group) execute(ctx context.Context, stage, key string, fn func(context.
 	switch {
 	case g.cfg.Mode == ModeLocal:
 		return f.local(ctx, OwnerNew)
-	case g.cfg.Mode == ModeHybrid && g.redisDown():
+	case g.cfg.Mode == ModeHybrid && !g.redis.Allow():
 		return f.local(ctx, LocalFallback)
 	}
 	f.keys = keysFor(g.cfg.KeyPrefix, key)
@@ -351,17 +358,10 @@ func (g *Group) l1Put(pol Policy, key string, v []byte) {
 	g.l1.Add(key, l1Entry{v: v, exp: time.Now().Add(pol.L1TTL)})
 }
 
-// redisDown reports whether hybrid mode is skipping Redis after a failure.
-func (g *Group) redisDown() bool {
-	return time.Now().UnixNano() < g.redisDownUntil.Load()
-}
-
-// markRedisDown starts the hybrid backoff.
-func (g *Group) markRedisDown(stage string) {
+// redisFailed counts a Redis failure and starts the hybrid backoff.
+func (g *Group) redisFailed(stage string, err error) {
 	g.met.redisErrs.WithLabelValues(stage).Inc()
-	if g.cfg.Mode == ModeHybrid && g.cfg.RedisBackoff > 0 {
-		g.redisDownUntil.Store(time.Now().Add(g.cfg.RedisBackoff).UnixNano())
-	}
+	g.redis.Fail(err)
 }
 
 func randomHex(n int) string {
