@@ -16,6 +16,7 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 )
@@ -357,7 +358,7 @@ func (s *Service) synthesizeAll(ctx context.Context, t *Task) (audioMeta, error)
 				return fmt.Errorf("segment %d of %d (%q) failed after %d attempts: %w",
 					i+1, len(segs), preview(seg, 24), s.cfg.Retries+1, err)
 			}
-			return writeAtomic(path, PCMBytes(pcm))
+			return writeAtomic(path, audio.PCMBytes(pcm))
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -392,8 +393,8 @@ func (s *Service) segment(ctx context.Context, text string, p Params) ([]int16, 
 		defer cancel()
 		b, err := s.synth.Synthesize(actx, text, p)
 		if err == nil {
-			var w WAV
-			if w, err = ParseWAV(b); err == nil {
+			var w audio.WAV
+			if w, err = audio.ParseWAV(b); err == nil {
 				s.met.segments.WithLabelValues("ok").Inc()
 				return w.Mono16(p.SampleRate), nil
 			}
@@ -418,7 +419,7 @@ func (s *Service) join(ctx context.Context, dir string, n int, key string, p Par
 	}
 	pause := make([]byte, 2*int(int64(p.SampleRate)*s.cfg.Pause.Milliseconds()/1000))
 	data += int64(n-1) * int64(len(pause))
-	if data > maxWAVData {
+	if data > audio.MaxWAVData {
 		return audioMeta{}, apperr.Invalid("the audio would be longer than a WAV file can hold; send a shorter text")
 	}
 	final := s.audioPath(key, p.Encoding)
@@ -429,7 +430,7 @@ func (s *Service) join(ctx context.Context, dir string, n int, key string, p Par
 		return audioMeta{}, apperr.Internal(err)
 	}
 	werr := func() error {
-		if _, err := f.Write(WAVHeader(data, p.SampleRate)); err != nil {
+		if _, err := f.Write(audio.WAVHeader(data, p.SampleRate)); err != nil {
 			return err
 		}
 		for i := range n {
