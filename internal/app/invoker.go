@@ -48,6 +48,7 @@ func singleFlightConfig(cfg SingleFlightConfig, redisCfg RedisConfig) singleflig
 // guardConfig maps xunzhi-agent.ai-guard onto the package's config.
 func guardConfig(cfg GuardConfig) aiguard.Config {
 	out := aiguard.DefaultConfig()
+	out.Stages = interview.GuardStages()
 	br := aiguard.BreakerPolicy{FailureRatio: cfg.Breaker.FailureRatio, Window: cfg.Breaker.Window,
 		Open: cfg.Breaker.OpenFor, HalfOpenCalls: cfg.Breaker.HalfOpenCalls}
 	out.Default.Breaker = br

@@ -63,6 +63,25 @@ func FlightStages() map[string]singleflight.Policy {
 	}
 }
 
+// GuardStages is the AI guard's stage table of the interview: each AI
+// stage's timeout and limits (interview.md, "Stage timeouts and limits"),
+// with aiguard's default breaker.
+func GuardStages() map[string]aiguard.StagePolicy {
+	stage := func(timeout time.Duration, maxConcurrent, retries int, retryDelay time.Duration) aiguard.StagePolicy {
+		return aiguard.StagePolicy{Timeout: timeout, MaxConcurrent: maxConcurrent, Retries: retries,
+			RetryDelay: retryDelay, Breaker: aiguard.DefaultBreakerPolicy()}
+	}
+	const retryDelay = 100 * time.Millisecond
+	return map[string]aiguard.StagePolicy{
+		StageEvaluation: stage(20*time.Second, 30, 1, retryDelay),
+		StageReview:     stage(20*time.Second, 30, 1, retryDelay),
+		StageFollowUp:   stage(20*time.Second, 20, 1, retryDelay),
+		StageExtraction: stage(60*time.Second, 8, 0, 0),
+		StageProfile:    stage(60*time.Second, 8, 0, 0),
+		StageDemeanor:   stage(20*time.Second, 6, 0, 0),
+	}
+}
+
 // Invoker runs interview AI calls: single-flight (in-process, then Redis)
 // around the AI guard around the model call and the parsing of its output.
 // Followers and replays therefore use no guard capacity, and one business
@@ -162,7 +181,8 @@ func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Res
 			return parse(resp)
 		})
 		if err != nil {
-			return nil, err
+			// Mapped before the flight stores it, so a replay says the same.
+			return nil, GuardError(err)
 		}
 		return json.Marshal(v)
 	})
@@ -194,6 +214,22 @@ func FlightError(err error) error {
 		return fmt.Errorf("%w: %w", errRedisUnavailable, err)
 	}
 	return err
+}
+
+// GuardError gives the AI guard's own errors their HTTP meaning: a stage
+// timeout is a retryable 504 (CodeAITimeout), a rejection (bulkhead full,
+// breaker open, rate limit) a retryable 503 (CodeAIOverloaded), both with
+// the guard's message. Other errors are returned unchanged.
+func GuardError(err error) error {
+	var ge *aiguard.Error
+	if !errors.As(err, &ge) {
+		return err
+	}
+	kind := apperr.KindOverloaded
+	if ge.Timeout {
+		kind = apperr.KindTimeout
+	}
+	return apperr.New(kind, "%s", ge.Message).AsRetryable().WithCause(err)
 }
 
 // ErrorCodec stores *apperr.Error failures with their kind, code, message
