@@ -18,8 +18,10 @@
 // docs/singleflight.md for the protocol, the key layout and measurements.
 //
 // The package never logs; it returns errors and exposes Prometheus metrics.
-// Besides its client libraries it imports only internal/redisx, the
-// standard-library-only Redis backoff shared with the rate limiter.
+// Besides its client libraries it imports only two standard-library-only
+// helpers it shares with other packages: internal/redisx (the Redis
+// backoff, with the rate limiter) and internal/lease (the heartbeat, with
+// the TTS worker).
 package singleflight
 
 import (

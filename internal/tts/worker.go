@@ -18,6 +18,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
+	"github.com/xunzhi-ai/aimeeting/internal/lease"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 )
 
@@ -157,12 +158,11 @@ func (s *Service) run(t *Task) bool {
 	s.notify(t.ID)
 	go func() {
 		defer s.wg.Done()
-		hbCtx, stopHB := context.WithCancel(ctx)
-		hbDone := make(chan struct{})
-		go func() { defer close(hbDone); s.heartbeat(hbCtx, t.ID, cancel) }()
+		hbCtx, stopHB := context.WithCancel(ctx) // aborts a renewal in progress at the end
+		hb := lease.Start(s.cfg.Heartbeat, s.renew(hbCtx, t.ID, cancel))
 		m, err := s.execute(ctx, t)
 		stopHB()
-		<-hbDone
+		hb.Stop()
 		if err != nil && context.Cause(ctx) != nil {
 			err = context.Cause(ctx)
 		}
@@ -209,18 +209,15 @@ func (s *Service) finish(t *Task, err error, m audioMeta) {
 	s.notify(t.ID)
 }
 
-// heartbeat renews the lease of task id until ctx is done; it cancels the
-// task when the row is no longer ours (cancelled on any instance, or taken
-// over) or when the lease could not be renewed before it expired.
-func (s *Service) heartbeat(ctx context.Context, id string, cancel context.CancelCauseFunc) {
-	tick := time.NewTicker(s.cfg.Heartbeat)
-	defer tick.Stop()
-	renewed := now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+// renew returns the heartbeat of task id: each beat extends the lease; it
+// cancels the task and stops beating when the row is no longer ours
+// (cancelled on any instance, or taken over) or when the lease could not be
+// renewed before it expired.
+func (s *Service) renew(ctx context.Context, id string, cancel context.CancelCauseFunc) func() bool {
+	renewed := now() // only beats touch it, and beats never overlap
+	return func() bool {
+		if ctx.Err() != nil {
+			return false
 		}
 		at := now()
 		ok, err := s.store.Heartbeat(ctx, id, s.cfg.InstanceID, at.Add(s.cfg.Lease))
@@ -229,11 +226,12 @@ func (s *Service) heartbeat(ctx context.Context, id string, cancel context.Cance
 			renewed = at
 		case err == nil && !ok:
 			cancel(errLost)
-			return
+			return false
 		case at.Sub(renewed) >= s.cfg.Lease:
 			cancel(errLost) // another instance may have claimed it by now
-			return
+			return false
 		}
+		return true
 	}
 }
 
