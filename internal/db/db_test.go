@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/testenv"
 )
 
 func TestIsTransient(t *testing.T) {
@@ -92,6 +93,40 @@ func TestTranslateCallback(t *testing.T) {
 	// A real query error that is not transient passes through untouched.
 	if err := gdb.Exec("SELECT * FROM no_such_table").Error; err == nil || apperr.As(err) != nil {
 		t.Fatalf("missing table error = %v, want an unclassified error", err)
+	}
+}
+
+// TestTranslateLockWaitTimeoutMySQL makes a real transient failure on
+// MariaDB/MySQL (a lock wait timeout, error 1205) and checks that the store
+// boundary hands it over translated.
+func TestTranslateLockWaitTimeoutMySQL(t *testing.T) {
+	ctx := context.Background()
+	gdb, err := Open(ctx, Config{Driver: "mysql", DSN: testenv.MySQL(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Close(gdb) })
+	for _, q := range []string{"CREATE TABLE lock_probe (id INT PRIMARY KEY, v INT)", "INSERT INTO lock_probe VALUES (1, 0)"} {
+		if err := gdb.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	holder := gdb.Begin()
+	t.Cleanup(func() { holder.Rollback() })
+	var v int
+	if err := holder.Raw("SELECT v FROM lock_probe WHERE id = 1 FOR UPDATE").Scan(&v).Error; err != nil {
+		t.Fatal(err)
+	}
+	err = gdb.Connection(func(tx *gorm.DB) error {
+		if err := tx.Exec("SET SESSION innodb_lock_wait_timeout = 1").Error; err != nil {
+			return err
+		}
+		return tx.Exec("UPDATE lock_probe SET v = 1 WHERE id = 1").Error
+	})
+	var me *mysql.MySQLError
+	e := apperr.As(err)
+	if e == nil || e.Kind != apperr.KindUnavailable || !e.Retryable || !errors.As(err, &me) || me.Number != 1205 {
+		t.Fatalf("err = %v, want a retryable unavailable error wrapping MySQL error 1205", err)
 	}
 }
 
