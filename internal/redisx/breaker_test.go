@@ -7,24 +7,18 @@ import (
 	"time"
 )
 
-// fakeClock is a settable clock for deterministic backoff tests.
-type fakeClock struct {
-	mu sync.Mutex // protects t
-	t  time.Time
-}
+// clock is a test's time: a fixed start plus what the test advanced.
+type clock struct{ elapsed time.Duration }
 
-func (c *fakeClock) now() time.Time { c.mu.Lock(); defer c.mu.Unlock(); return c.t }
-func (c *fakeClock) advance(d time.Duration) {
-	c.mu.Lock()
-	c.t = c.t.Add(d)
-	c.mu.Unlock()
-}
+func (c *clock) advance(d time.Duration) { c.elapsed += d }
 
-func MustBreaker(tb testing.TB, backoff time.Duration) (*Breaker, *fakeClock) {
+// MustBreaker returns a Breaker on a clock that moves only when the test
+// advances it.
+func MustBreaker(tb testing.TB, backoff time.Duration) (*Breaker, *clock) {
 	tb.Helper()
-	clk := &fakeClock{t: time.Unix(1_000_000, 0)}
+	start, clk := time.Unix(1_000_000, 0), &clock{}
 	b := NewBreaker(backoff)
-	b.now = clk.now
+	b.now = func() time.Time { return start.Add(clk.elapsed) }
 	return b, clk
 }
 
@@ -32,27 +26,27 @@ func TestBreaker(t *testing.T) {
 	down := errors.New("dial tcp 127.0.0.1:6379: connection refused")
 	tests := []struct {
 		name  string
-		steps func(b *Breaker, clk *fakeClock)
+		steps func(b *Breaker, clk *clock)
 		want  bool
 	}{
-		{"fresh allows", func(*Breaker, *fakeClock) {}, true},
-		{"failure skips", func(b *Breaker, _ *fakeClock) { b.Fail(down) }, false},
-		{"nil error is not a failure", func(b *Breaker, _ *fakeClock) { b.Fail(nil) }, true},
-		{"still skipping just before the end", func(b *Breaker, clk *fakeClock) {
+		{"fresh allows", func(*Breaker, *clock) {}, true},
+		{"failure skips", func(b *Breaker, _ *clock) { b.Fail(down) }, false},
+		{"nil error is not a failure", func(b *Breaker, _ *clock) { b.Fail(nil) }, true},
+		{"still skipping just before the end", func(b *Breaker, clk *clock) {
 			b.Fail(down)
 			clk.advance(5*time.Second - time.Nanosecond)
 		}, false},
-		{"allows once the backoff ran out", func(b *Breaker, clk *fakeClock) {
+		{"allows once the backoff ran out", func(b *Breaker, clk *clock) {
 			b.Fail(down)
 			clk.advance(5 * time.Second)
 		}, true},
-		{"a new failure restarts the backoff", func(b *Breaker, clk *fakeClock) {
+		{"a new failure restarts the backoff", func(b *Breaker, clk *clock) {
 			b.Fail(down)
 			clk.advance(4 * time.Second)
 			b.Fail(down)
 			clk.advance(4 * time.Second)
 		}, false},
-		{"ok ends the backoff", func(b *Breaker, _ *fakeClock) {
+		{"ok ends the backoff", func(b *Breaker, _ *clock) {
 			b.Fail(down)
 			b.Ok()
 		}, true},
