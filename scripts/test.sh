@@ -24,6 +24,16 @@ if [ -n "$unformatted" ]; then
 	echo "gofmt needed on:"; echo "$unformatted"; exit 1
 fi
 
+echo "== go mod tidy -diff"
+go mod tidy -diff || { echo "go.mod/go.sum are not tidy: run go mod tidy"; exit 1; }
+
+echo "== stray files"
+# Debug leftovers (dbg*, *.tmp.*) must not be committed nor lie in the tree.
+stray=$(git ls-files --cached --others --exclude-standard | grep -E '(^|/)(dbg[^/]*|[^/]*\.tmp\.[^/]*)$' || true)
+if [ -n "$stray" ]; then
+	echo "stray debug files (delete them):"; echo "$stray"; exit 1
+fi
+
 echo "== go vet"
 go vet ./...
 

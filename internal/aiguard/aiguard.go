@@ -6,22 +6,28 @@
 // every call of the stage on this Guard, so a slow or failing stage cannot
 // starve the others. Do runs one call:
 //
-//	profile, err := aiguard.Do(ctx, guard, aiguard.StageResumeProfile,
+//	profile, err := aiguard.Do(ctx, guard, "resume-profile-extraction",
 //		func(ctx context.Context) (Profile, error) { return model.Extract(ctx, resume) })
 //
 // fn must honour ctx: the stage timeout works by cancelling it (aborting the
 // HTTP request to the model), and Do returns only once fn has returned.
 //
 // Errors from Do are fn's own error, passed through unchanged after the
-// retries, or an *apperr.Error made by the guard:
+// retries, or an *Error made by the guard, retryable and with a message
+// naming the stage and what to do:
 //
-//   - the stage timeout fired: KindTimeout, CodeAITimeout (B000415), retryable;
-//   - bulkhead full, circuit breaker open or rate limit reached: KindOverloaded,
-//     CodeAIOverloaded (B000416), retryable. The rate limit guards the server's
-//     model capacity, not a client's request rate, so it is an overload (503)
-//     rather than KindRateLimited (429, reserved for per-user HTTP limits);
+//   - the stage timeout fired: errors.Is(err, ErrTimeout);
+//   - bulkhead full, circuit breaker open or rate limit reached:
+//     errors.Is(err, ErrOverloaded). The rate limit guards the server's model
+//     capacity, not a client's request rate, so it is an overload rather
+//     than a client's rate limit;
 //   - the caller's ctx ended: ctx.Err() itself (context.Canceled or
 //     context.DeadlineExceeded), never a guard timeout.
+//
+// What those mean to the caller's clients (an HTTP 504 or 503, an envelope
+// code) is the caller's to say. fn's errors are classified as model
+// failures by an IsRetryable() bool method anywhere in their chain (and a
+// context deadline counts as retryable).
 //
 // The package never logs; it exposes Prometheus metrics under
 // aimeeting_aiguard_ (calls_total by stage and result, retries_total,
@@ -43,8 +49,6 @@ import (
 	"github.com/failsafe-go/failsafe-go/retrypolicy"
 	"github.com/failsafe-go/failsafe-go/timeout"
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
 
 // Breaker states as returned by Guard.State.
@@ -291,9 +295,54 @@ func isModelFailure(_ any, err error) bool {
 	case errors.Is(err, errCallerGone):
 		return false
 	default:
-		return apperr.IsRetryable(err)
+		return isRetryable(err)
 	}
 }
+
+// isRetryable reports whether err says a repeat may succeed: the first
+// IsRetryable() bool in its chain, else true only for a context deadline.
+// Unclassified errors (bugs, plain errors) are not model failures.
+func isRetryable(err error) bool {
+	var r interface{ IsRetryable() bool }
+	if errors.As(err, &r) {
+		return r.IsRetryable()
+	}
+	return errors.Is(err, context.DeadlineExceeded)
+}
+
+// The guard's own failures, for errors.Is. Every *Error is one of them.
+var (
+	// ErrTimeout: the stage's timeout fired before the model answered.
+	ErrTimeout = errors.New("aiguard: stage timeout")
+	// ErrOverloaded: the call was rejected without reaching the model
+	// (bulkhead full, circuit breaker open or rate limit reached).
+	ErrOverloaded = errors.New("aiguard: stage overloaded")
+)
+
+// Error is a call failed by the guard itself rather than by fn. It is
+// retryable; Message names the stage and says what happened.
+type Error struct {
+	Stage   string
+	Message string
+	// Timeout is true for a stage timeout, false for a rejection.
+	Timeout bool
+	// Err is the failsafe-go error behind it.
+	Err error
+}
+
+// Error returns the message and its cause.
+func (e *Error) Error() string { return e.Message + ": " + e.Err.Error() }
+
+// Unwrap returns the failsafe-go error.
+func (e *Error) Unwrap() error { return e.Err }
+
+// Is matches ErrTimeout or ErrOverloaded.
+func (e *Error) Is(target error) bool {
+	return target == ErrTimeout && e.Timeout || target == ErrOverloaded && !e.Timeout
+}
+
+// IsRetryable reports true: a later call may find the model faster or free.
+func (e *Error) IsRetryable() bool { return true }
 
 // classify maps the execution's error to the error Do returns and the result
 // label of the call.
@@ -306,21 +355,20 @@ func (s *stageGuard) classify(ctx context.Context, err error) (string, error) {
 	}
 	switch err {
 	case timeout.ErrExceeded:
-		return resultTimeout, apperr.New(apperr.KindTimeout,
-			"the AI model did not answer stage %q within %s", s.name, s.policy.Timeout).
-			AsRetryable().WithCause(err)
+		return resultTimeout, &Error{Stage: s.name, Timeout: true, Err: err, Message: fmt.Sprintf(
+			"the AI model did not answer stage %q within %s", s.name, s.policy.Timeout)}
 	case bulkhead.ErrFull:
-		return resultRejectedBulkhead, apperr.New(apperr.KindOverloaded,
+		return resultRejectedBulkhead, &Error{Stage: s.name, Err: err, Message: fmt.Sprintf(
 			"AI stage %q is busy: %d model calls already in flight (bulkhead full), try again shortly",
-			s.name, s.policy.MaxConcurrent).AsRetryable().WithCause(err)
+			s.name, s.policy.MaxConcurrent)}
 	case circuitbreaker.ErrOpen:
-		return resultRejectedBreaker, apperr.New(apperr.KindOverloaded,
+		return resultRejectedBreaker, &Error{Stage: s.name, Err: err, Message: fmt.Sprintf(
 			"AI stage %q is paused after repeated model failures (circuit breaker open), try again shortly",
-			s.name).AsRetryable().WithCause(err)
+			s.name)}
 	case ratelimiter.ErrExceeded:
-		return resultRejectedRate, apperr.New(apperr.KindOverloaded,
+		return resultRejectedRate, &Error{Stage: s.name, Err: err, Message: fmt.Sprintf(
 			"AI stage %q is busy: model call rate limit of %g/s reached, try again shortly",
-			s.name, s.policy.RatePerSecond).AsRetryable().WithCause(err)
+			s.name, s.policy.RatePerSecond)}
 	}
 	return resultFailure, err
 }

@@ -14,8 +14,6 @@ import (
 	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
-
-	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
 
 const stage = "interview-evaluation"
@@ -77,19 +75,30 @@ func calls(tb testing.TB, reg *prometheus.Registry, result string) float64 {
 	return metricValue(tb, reg, "aimeeting_aiguard_calls_total", "stage", stage, "result", result)
 }
 
-// wantAppErr fails unless err is an *apperr.Error with code and kind, and
-// retryable.
-func wantAppErr(tb testing.TB, err error, kind apperr.Kind, code string) *apperr.Error {
+// wantGuardErr fails unless err is a retryable *Error of the guard that
+// matches sentinel (ErrTimeout or ErrOverloaded).
+func wantGuardErr(tb testing.TB, err error, sentinel error) *Error {
 	tb.Helper()
-	e := apperr.As(err)
-	if e == nil {
-		tb.Fatalf("err = %v (%T), want *apperr.Error %s", err, err, code)
+	var e *Error
+	if !errors.As(err, &e) {
+		tb.Fatalf("err = %v (%T), want *aiguard.Error %v", err, err, sentinel)
 	}
-	if e.Code != code || e.Kind != kind || !e.Retryable {
-		tb.Fatalf("err = %+v, want code %s kind %d retryable", e, code, kind)
+	if !errors.Is(err, sentinel) || !e.IsRetryable() || e.Stage == "" {
+		tb.Fatalf("err = %+v, want %v, retryable, with its stage", e, sentinel)
 	}
 	return e
 }
+
+// modelErr is an error classified the way the guard reads it.
+type modelErr struct {
+	msg   string
+	retry bool
+	cause error
+}
+
+func (e *modelErr) Error() string     { return e.msg }
+func (e *modelErr) IsRetryable() bool { return e.retry }
+func (e *modelErr) Unwrap() error     { return e.cause }
 
 // waitState polls until stage's breaker reports want.
 func waitState(tb testing.TB, g *Guard, want string) {
@@ -104,8 +113,8 @@ func waitState(tb testing.TB, g *Guard, want string) {
 }
 
 var (
-	errRetryable    = apperr.New(apperr.KindUnavailable, "model unreachable").AsRetryable()
-	errNonRetryable = apperr.New(apperr.KindUpstream, "model rejected the request")
+	errRetryable    = &modelErr{msg: "model unreachable", retry: true}
+	errNonRetryable = &modelErr{msg: "model rejected the request"}
 )
 
 func succeed(context.Context) (string, error) { return "ok", nil }
@@ -136,7 +145,7 @@ func TestTimeoutCancelsModelRequest(t *testing.T) {
 		}
 		resp, err := srv.Client().Do(req)
 		if err != nil {
-			return "", apperr.New(apperr.KindUnavailable, "model unreachable").AsRetryable().WithCause(err)
+			return "", &modelErr{msg: "model unreachable", retry: true, cause: err}
 		}
 		defer resp.Body.Close()
 		b, err := io.ReadAll(resp.Body)
@@ -144,7 +153,7 @@ func TestTimeoutCancelsModelRequest(t *testing.T) {
 	})
 	elapsed := time.Since(start)
 
-	e := wantAppErr(t, err, apperr.KindTimeout, apperr.CodeAITimeout)
+	e := wantGuardErr(t, err, ErrTimeout)
 	if !strings.Contains(e.Message, stage) || !strings.Contains(e.Message, "50ms") {
 		t.Errorf("message %q should name the stage and the timeout", e.Message)
 	}
@@ -224,7 +233,7 @@ func TestTimedOutAttemptIsRetried(t *testing.T) {
 		<-ctx.Done()
 		return "", ctx.Err()
 	})
-	wantAppErr(t, err, apperr.KindTimeout, apperr.CodeAITimeout)
+	wantGuardErr(t, err, ErrTimeout)
 	if got := n.Load(); got != 2 {
 		t.Errorf("fn called %d times, want 2", got)
 	}
@@ -243,7 +252,7 @@ func TestNoRetryAfterCallerCancels(t *testing.T) {
 			cancel()
 			return "", errRetryable
 		})
-		if !errors.Is(err, context.Canceled) || apperr.As(err) != nil {
+		if !errors.Is(err, context.Canceled) || errors.As(err, new(*Error)) {
 			t.Errorf("err = %v, want context.Canceled", err)
 		}
 		if got := n.Load(); got != 1 {
@@ -296,7 +305,7 @@ func TestCallerCancelIsNotTimeoutNorBreakerFailure(t *testing.T) {
 		close(started)
 		<-ctx.Done()
 		// The model layer classifies a broken request as unavailable.
-		return "", errRetryable.WithCause(ctx.Err())
+		return "", &modelErr{msg: "model unreachable", retry: true, cause: ctx.Err()}
 	})
 	if err != context.Canceled {
 		t.Fatalf("err = %v, want context.Canceled", err)
@@ -356,7 +365,7 @@ func TestBulkhead(t *testing.T) {
 		called = true
 		return "", nil
 	})
-	e := wantAppErr(t, err, apperr.KindOverloaded, apperr.CodeAIOverloaded)
+	e := wantGuardErr(t, err, ErrOverloaded)
 	if !strings.Contains(e.Message, "bulkhead") {
 		t.Errorf("message %q should say the bulkhead is full", e.Message)
 	}
@@ -429,7 +438,7 @@ func TestBreaker(t *testing.T) {
 		called = true
 		return "", nil
 	})
-	e := wantAppErr(t, err, apperr.KindOverloaded, apperr.CodeAIOverloaded)
+	e := wantGuardErr(t, err, ErrOverloaded)
 	if !strings.Contains(e.Message, "circuit breaker open") || called {
 		t.Errorf("open breaker: message %q, fn called %v", e.Message, called)
 	}
@@ -445,7 +454,7 @@ func TestBreaker(t *testing.T) {
 		called = true
 		return "", nil
 	})
-	wantAppErr(t, err, apperr.KindOverloaded, apperr.CodeAIOverloaded)
+	wantGuardErr(t, err, ErrOverloaded)
 	if called {
 		t.Error("a third call ran while two trials were in flight")
 	}
@@ -521,7 +530,7 @@ func TestRejectionsAreNotBreakerFailures(t *testing.T) {
 		finish := newBlocker().start(g, 1, nil)
 		for range rejections {
 			_, err := Do(context.Background(), g, stage, succeed)
-			wantAppErr(t, err, apperr.KindOverloaded, apperr.CodeAIOverloaded)
+			wantGuardErr(t, err, ErrOverloaded)
 		}
 		finish()
 		if got := g.State(stage); got != StateClosed {
@@ -544,7 +553,7 @@ func TestRejectionsAreNotBreakerFailures(t *testing.T) {
 		}
 		for range rejections {
 			_, err := Do(context.Background(), g, stage, succeed)
-			e := wantAppErr(t, err, apperr.KindOverloaded, apperr.CodeAIOverloaded)
+			e := wantGuardErr(t, err, ErrOverloaded)
 			if !strings.Contains(e.Message, "rate limit") {
 				t.Fatalf("message %q should say the rate limit was reached", e.Message)
 			}
@@ -571,7 +580,7 @@ func TestRateLimitBurst(t *testing.T) {
 		}
 	}
 	_, err := Do(context.Background(), g, stage, succeed)
-	wantAppErr(t, err, apperr.KindOverloaded, apperr.CodeAIOverloaded)
+	wantGuardErr(t, err, ErrOverloaded)
 }
 
 func TestPanicReleasesPermits(t *testing.T) {

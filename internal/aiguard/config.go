@@ -8,17 +8,6 @@ import (
 	"time"
 )
 
-// The interview stages with their own limits in DefaultConfig (interview.md,
-// "Stage timeouts and limits"). Any other stage name gets Config.Default.
-const (
-	StageInterviewEvaluation = "interview-evaluation"
-	StageInterviewReview     = "interview-review"
-	StageInterviewFollowup   = "interview-followup"
-	StageInterviewExtraction = "interview-extraction"
-	StageResumeProfile       = "resume-profile-extraction"
-	StageInterviewDemeanor   = "interview-demeanor"
-)
-
 // StagePolicy is how the guard protects the model calls of one stage.
 //
 // The policies apply in this order, outermost first:
@@ -42,7 +31,7 @@ type StagePolicy struct {
 	MaxWait time.Duration
 
 	// Retries is how many times a failed attempt is repeated. Only retryable
-	// failures are repeated: fn errors for which apperr.IsRetryable is true,
+	// failures are repeated: fn errors whose chain says IsRetryable() true (or a context deadline),
 	// and attempts cut by Timeout. Rejections by the rate limiter, the
 	// bulkhead or the breaker are never retried. In the worst case a call
 	// takes (Retries+1)*Timeout + Retries*RetryDelay.
@@ -72,7 +61,7 @@ type StagePolicy struct {
 // unless they already decide the ratio (with the defaults, 25 failures).
 //
 // Failures are attempts cut by the stage timeout and fn errors that are
-// retryable (apperr.IsRetryable): the model is down or misbehaving. A
+// retryable (IsRetryable() true): the model is down or misbehaving. A
 // non-retryable error (the model rejected a bad request) and a call the
 // caller cancelled count as successes: the model answered, or we don't know.
 // failsafe-go has no "ignore" outcome; every admitted attempt is recorded as
@@ -105,7 +94,7 @@ func (b BreakerPolicy) failureThreshold() uint {
 type Config struct {
 	// Default applies to stages missing from Stages.
 	Default StagePolicy
-	// Stages maps a stage name (e.g. StageInterviewEvaluation) to its policy.
+	// Stages maps a stage name (e.g. "interview-evaluation") to its policy.
 	Stages map[string]StagePolicy
 }
 
@@ -123,31 +112,12 @@ func DefaultBreakerPolicy() BreakerPolicy {
 	return BreakerPolicy{FailureRatio: 0.5, Window: 50, Open: 30 * time.Second, HalfOpenCalls: 10}
 }
 
-// DefaultConfig returns the limits of interview.md ("Stage timeouts and
-// limits"). Stages not in the table (chat, for example) get a 120 s timeout,
-// 50 concurrent calls and no retries.
+// DefaultConfig returns the guard's defaults: every stage gets a 120 s
+// timeout, 50 concurrent calls, no retries and DefaultBreakerPolicy. The
+// callers own their stage names and limits and put them in Stages (the
+// interview's are interview.GuardStages).
 func DefaultConfig() Config {
-	stage := func(timeout time.Duration, maxConcurrent, retries int, retryDelay time.Duration) StagePolicy {
-		return StagePolicy{
-			Timeout:       timeout,
-			MaxConcurrent: maxConcurrent,
-			Retries:       retries,
-			RetryDelay:    retryDelay,
-			Breaker:       DefaultBreakerPolicy(),
-		}
-	}
-	const retryDelay = 100 * time.Millisecond
-	return Config{
-		Default: stage(120*time.Second, 50, 0, 0),
-		Stages: map[string]StagePolicy{
-			StageInterviewEvaluation: stage(20*time.Second, 30, 1, retryDelay),
-			StageInterviewReview:     stage(20*time.Second, 30, 1, retryDelay),
-			StageInterviewFollowup:   stage(20*time.Second, 20, 1, retryDelay),
-			StageInterviewExtraction: stage(60*time.Second, 8, 0, 0),
-			StageResumeProfile:       stage(60*time.Second, 8, 0, 0),
-			StageInterviewDemeanor:   stage(20*time.Second, 6, 0, 0),
-		},
-	}
+	return Config{Default: StagePolicy{Timeout: 120 * time.Second, MaxConcurrent: 50, Breaker: DefaultBreakerPolicy()}}
 }
 
 // Validate reports every invalid field of c, each named by its path (for

@@ -11,6 +11,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
+	"github.com/xunzhi-ai/aimeeting/internal/tts"
 )
 
 // singleFlightConfig maps xunzhi-agent.ai-singleflight onto the package's
@@ -34,14 +35,12 @@ func singleFlightConfig(cfg SingleFlightConfig, redisCfg RedisConfig) singleflig
 	out.L1MaxEntries = cfg.L1MaxEntries
 	out.RedisBackoff = cfg.RedisBackoff
 	out.RedisTimeout = cfg.RedisTimeout
-	out.ErrorCodec = interview.ErrorCodec{}
-	if out.Stages == nil {
-		out.Stages = map[string]singleflight.Policy{}
-	}
+	out.Stages = interview.FlightStages()
+	out.Stages[tts.Stage] = tts.FlightPolicy()
 	for name, st := range cfg.Stages {
 		out.Stages[name] = singleflight.Policy{ResultTTL: st.ResultTTL, FailedTTL: st.FailedTTL,
 			RunningLease: st.RunningLease, Heartbeat: st.Heartbeat, TakeoverDetect: st.TakeoverDetect,
-			L1Enabled: st.L1Enabled, L1TTL: st.L1TTL, CompressOver: st.CompressOver}
+			L1Enabled: st.L1Enabled, L1TTL: st.L1TTL, CompressOver: st.CompressOver, Codec: out.Stages[name].Codec}
 	}
 	return out
 }
@@ -49,6 +48,7 @@ func singleFlightConfig(cfg SingleFlightConfig, redisCfg RedisConfig) singleflig
 // guardConfig maps xunzhi-agent.ai-guard onto the package's config.
 func guardConfig(cfg GuardConfig) aiguard.Config {
 	out := aiguard.DefaultConfig()
+	out.Stages = interview.GuardStages()
 	br := aiguard.BreakerPolicy{FailureRatio: cfg.Breaker.FailureRatio, Window: cfg.Breaker.Window,
 		Open: cfg.Breaker.OpenFor, HalfOpenCalls: cfg.Breaker.HalfOpenCalls}
 	out.Default.Breaker = br

@@ -21,6 +21,7 @@ import (
 	"gorm.io/gorm"
 	"gorm.io/gorm/logger"
 
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/migrations"
 )
 
@@ -76,6 +77,9 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	})
 	if err != nil {
 		return nil, fmt.Errorf("open %s database: %w", cfg.Driver, err)
+	}
+	if err := registerTranslate(gdb); err != nil {
+		return nil, err
 	}
 	sqlDB, err := gdb.DB()
 	if err != nil {
@@ -183,6 +187,46 @@ func IsTransient(err error) bool {
 	return strings.Contains(msg, "database is locked") || strings.Contains(msg, "connection refused")
 }
 
+// Translate is the store boundary for database failures: a transient one
+// (see IsTransient) becomes a retryable apperr KindUnavailable (HTTP 503)
+// wrapping it, so callers and the HTTP edge need not know the drivers.
+// Errors that already carry an *apperr.Error, and every other error, are
+// returned unchanged; the cause stays in the chain for errors.Is/As.
+func Translate(err error) error {
+	if err == nil || apperr.As(err) != nil || !IsTransient(err) {
+		return err
+	}
+	return apperr.New(apperr.KindUnavailable, "the database is busy or unreachable; retry shortly").
+		WithCode(apperr.CodeUnavailable).AsRetryable().WithCause(err)
+}
+
+// translateCallback is the name of the gorm callback that applies Translate.
+const translateCallback = "aimeeting:translate"
+
+// registerTranslate makes Translate the last step of every gorm operation,
+// so every store built on a *gorm.DB from Open returns translated errors.
+func registerTranslate(gdb *gorm.DB) error {
+	translate := func(tx *gorm.DB) {
+		if tx.Error != nil {
+			tx.Error = Translate(tx.Error)
+		}
+	}
+	cb := gdb.Callback()
+	for _, err := range []error{
+		cb.Create().After("*").Register(translateCallback, translate),
+		cb.Query().After("*").Register(translateCallback, translate),
+		cb.Update().After("*").Register(translateCallback, translate),
+		cb.Delete().After("*").Register(translateCallback, translate),
+		cb.Row().After("*").Register(translateCallback, translate),
+		cb.Raw().After("*").Register(translateCallback, translate),
+	} {
+		if err != nil {
+			return fmt.Errorf("register %s: %w", translateCallback, err)
+		}
+	}
+	return nil
+}
+
 // isDeadlock reports whether err is worth re-running the whole transaction for.
 func isDeadlock(err error) bool {
 	var me *mysql.MySQLError
@@ -196,13 +240,13 @@ func Transaction(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) 
 	var err error
 	for attempt := range 3 {
 		if err = gdb.WithContext(ctx).Transaction(fn); !isDeadlock(err) {
-			return err
+			return Translate(err)
 		}
 		select {
 		case <-ctx.Done():
-			return err
+			return Translate(err)
 		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
 		}
 	}
-	return err
+	return Translate(err)
 }

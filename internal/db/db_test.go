@@ -1,12 +1,19 @@
 package db
 
 import (
+	"context"
 	"database/sql/driver"
 	"errors"
 	"fmt"
+	"net"
+	"path/filepath"
 	"testing"
 
 	"github.com/go-sql-driver/mysql"
+	"gorm.io/gorm"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/testenv"
 )
 
 func TestIsTransient(t *testing.T) {
@@ -26,6 +33,100 @@ func TestIsTransient(t *testing.T) {
 		if got := IsTransient(tt.err); got != tt.want {
 			t.Errorf("IsTransient(%v) = %v, want %v", tt.err, got, tt.want)
 		}
+	}
+}
+
+func TestTranslate(t *testing.T) {
+	deadlock := &mysql.MySQLError{Number: 1213, Message: "Deadlock found"}
+	known := apperr.NotFound("session")
+	tests := []struct {
+		name string
+		err  error
+		kind apperr.Kind // of the translated error; -1: returned unchanged
+	}{
+		{"nil", nil, -1},
+		{"deadlock", fmt.Errorf("create session: %w", deadlock), apperr.KindUnavailable},
+		{"bad conn", driver.ErrBadConn, apperr.KindUnavailable},
+		{"refused", &net.OpError{Op: "dial", Err: errors.New("connection refused")}, apperr.KindUnavailable},
+		{"duplicate", &mysql.MySQLError{Number: 1062}, -1},
+		{"not found", gorm.ErrRecordNotFound, -1},
+		{"already classified", known, -1},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := Translate(tt.err)
+			if tt.kind < 0 {
+				if got != tt.err {
+					t.Fatalf("Translate(%v) = %v, want it unchanged", tt.err, got)
+				}
+				return
+			}
+			e := apperr.As(got)
+			if e == nil || e.Kind != tt.kind || e.Code != apperr.CodeUnavailable || !e.Retryable {
+				t.Fatalf("Translate(%v) = %#v, want a retryable %v/%s", tt.err, e, tt.kind, apperr.CodeUnavailable)
+			}
+			if !errors.Is(got, tt.err) {
+				t.Fatalf("Translate(%v) lost its cause", tt.err)
+			}
+		})
+	}
+}
+
+// TestTranslateCallback checks that every store's queries are translated:
+// a transient driver error injected into a gorm operation reaches the caller
+// as a retryable unavailable error that still wraps the driver error.
+func TestTranslateCallback(t *testing.T) {
+	gdb, err := Open(context.Background(), Config{Driver: "sqlite", DSN: filepath.Join(t.TempDir(), "t.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Close(gdb) })
+	inject := func(tx *gorm.DB) { _ = tx.AddError(driver.ErrBadConn) }
+	if err := gdb.Callback().Query().Before(translateCallback).Register("test:inject", inject); err != nil {
+		t.Fatal(err)
+	}
+	var n int
+	err = gdb.Table("users").Select("count(*)").Find(&n).Error
+	if e := apperr.As(err); e == nil || e.Kind != apperr.KindUnavailable || !errors.Is(err, driver.ErrBadConn) {
+		t.Fatalf("query error = %v, want unavailable wrapping driver.ErrBadConn", err)
+	}
+	// A real query error that is not transient passes through untouched.
+	if err := gdb.Exec("SELECT * FROM no_such_table").Error; err == nil || apperr.As(err) != nil {
+		t.Fatalf("missing table error = %v, want an unclassified error", err)
+	}
+}
+
+// TestTranslateLockWaitTimeoutMySQL makes a real transient failure on
+// MariaDB/MySQL (a lock wait timeout, error 1205) and checks that the store
+// boundary hands it over translated.
+func TestTranslateLockWaitTimeoutMySQL(t *testing.T) {
+	ctx := context.Background()
+	gdb, err := Open(ctx, Config{Driver: "mysql", DSN: testenv.MySQL(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Close(gdb) })
+	for _, q := range []string{"CREATE TABLE lock_probe (id INT PRIMARY KEY, v INT)", "INSERT INTO lock_probe VALUES (1, 0)"} {
+		if err := gdb.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	holder := gdb.Begin()
+	t.Cleanup(func() { holder.Rollback() })
+	var v int
+	if err := holder.Raw("SELECT v FROM lock_probe WHERE id = 1 FOR UPDATE").Scan(&v).Error; err != nil {
+		t.Fatal(err)
+	}
+	err = gdb.Connection(func(tx *gorm.DB) error {
+		if err := tx.Exec("SET SESSION innodb_lock_wait_timeout = 1").Error; err != nil {
+			return err
+		}
+		return tx.Exec("UPDATE lock_probe SET v = 1 WHERE id = 1").Error
+	})
+	var me *mysql.MySQLError
+	e := apperr.As(err)
+	if e == nil || e.Kind != apperr.KindUnavailable || !e.Retryable || !errors.As(err, &me) || me.Number != 1205 {
+		t.Fatalf("err = %v, want a retryable unavailable error wrapping MySQL error 1205", err)
 	}
 }
 

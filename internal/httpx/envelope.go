@@ -7,13 +7,13 @@ package httpx
 import (
 	"errors"
 	"log/slog"
+	"net"
 	"net/http"
 	"strconv"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
-	"github.com/xunzhi-ai/aimeeting/internal/db"
 )
 
 // Envelope is the body of every REST response.
@@ -58,8 +58,11 @@ func StatusOf(err error) (int, *apperr.Error) {
 	}
 	e := apperr.As(err)
 	if e == nil {
-		if db.IsTransient(err) {
-			e = apperr.New(apperr.KindUnavailable, "the database is busy or unreachable; retry shortly").
+		// Database failures arrive translated by the stores (db.Translate);
+		// a dependency that could not be reached at all is still a 503.
+		var ne *net.OpError
+		if errors.As(err, &ne) {
+			e = apperr.New(apperr.KindUnavailable, "a service the server depends on is unreachable; retry shortly").
 				WithCode(apperr.CodeUnavailable).AsRetryable().WithCause(err)
 		} else if apperr.KindOf(err) == apperr.KindTimeout {
 			e = apperr.New(apperr.KindTimeout, "the request timed out").WithCause(err)

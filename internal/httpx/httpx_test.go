@@ -10,7 +10,6 @@ import (
 	"testing"
 
 	"github.com/gin-gonic/gin"
-	"github.com/go-sql-driver/mysql"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
@@ -29,9 +28,9 @@ func TestStatusOf(t *testing.T) {
 		{context.DeadlineExceeded, 504, apperr.CodeAITimeout},
 		{errors.New("bug"), 500, apperr.CodeInternal},
 		{&http.MaxBytesError{Limit: 10}, 413, apperr.CodeTooLarge},
-		{fmt.Errorf("create session: %w", &mysql.MySQLError{Number: 1213, Message: "Deadlock found"}), 503, apperr.CodeUnavailable},
+		{fmt.Errorf("create session: %w", apperr.New(apperr.KindUnavailable, "db busy").WithCode(apperr.CodeUnavailable)), 503, apperr.CodeUnavailable},
 		{fmt.Errorf("load: %w", &net.OpError{Op: "dial", Err: errors.New("connection refused")}), 503, apperr.CodeUnavailable},
-		{&mysql.MySQLError{Number: 1062, Message: "Duplicate entry"}, 500, apperr.CodeInternal},
+		{errors.New("Error 1062: Duplicate entry"), 500, apperr.CodeInternal},
 	}
 	for _, tt := range tests {
 		t.Run(tt.err.Error(), func(t *testing.T) {

@@ -183,7 +183,7 @@ func (e *env) instance(opts ...option) *interview.Service {
 	cfg := e.cfg
 	sf := singleflight.DefaultConfig()
 	sf.Mode = singleflight.ModeLocal
-	sf.ErrorCodec = interview.ErrorCodec{}
+	sf.Stages = interview.FlightStages()
 	for _, o := range opts {
 		o(&cfg, &sf)
 	}
@@ -194,6 +194,7 @@ func (e *env) instance(opts ...option) *interview.Service {
 	}
 	e.t.Cleanup(func() { _ = flights.Close() })
 	gc := aiguard.DefaultConfig()
+	gc.Stages = interview.GuardStages()
 	for name, p := range gc.Stages {
 		p.Retries = 0 // one model call per failure: the tests count calls
 		gc.Stages[name] = p

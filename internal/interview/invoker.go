@@ -9,9 +9,11 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 
@@ -30,6 +32,55 @@ const (
 	StageFollowUp   = "interview-followup"
 	StageDemeanor   = "interview-demeanor"
 )
+
+// FlightStages is the single-flight stage table of the interview: each AI
+// stage's policy (interview.md, "Single-flight"), with ErrorCodec so that a
+// replayed failure maps to the same HTTP answer as the original. Stages not
+// tuned here (profile, review) get the evaluation's policy.
+func FlightStages() map[string]singleflight.Policy {
+	const kib = 1024
+	eval := singleflight.DefaultPolicy()
+	eval.Codec = ErrorCodec{}
+	return map[string]singleflight.Policy{
+		StageEvaluation: eval,
+		StageReview:     eval,
+		StageProfile:    eval,
+		StageFollowUp: {
+			ResultTTL: 3 * time.Minute, FailedTTL: 30 * time.Second,
+			RunningLease: 12 * time.Second, Heartbeat: 2500 * time.Millisecond, TakeoverDetect: 8 * time.Second,
+			L1Enabled: true, L1TTL: 15 * time.Second, CompressOver: 2 * kib, Codec: ErrorCodec{},
+		},
+		StageExtraction: {
+			ResultTTL: 30 * time.Minute, FailedTTL: 60 * time.Second,
+			RunningLease: 20 * time.Second, Heartbeat: 4 * time.Second, TakeoverDetect: 12 * time.Second,
+			L1Enabled: true, L1TTL: 60 * time.Second, CompressOver: 1 * kib, Codec: ErrorCodec{},
+		},
+		StageDemeanor: {
+			ResultTTL: 15 * time.Minute, FailedTTL: 60 * time.Second,
+			RunningLease: 30 * time.Second, Heartbeat: 5 * time.Second, TakeoverDetect: 15 * time.Second,
+			L1Enabled: false, CompressOver: 2 * kib, Codec: ErrorCodec{},
+		},
+	}
+}
+
+// GuardStages is the AI guard's stage table of the interview: each AI
+// stage's timeout and limits (interview.md, "Stage timeouts and limits"),
+// with aiguard's default breaker.
+func GuardStages() map[string]aiguard.StagePolicy {
+	stage := func(timeout time.Duration, maxConcurrent, retries int, retryDelay time.Duration) aiguard.StagePolicy {
+		return aiguard.StagePolicy{Timeout: timeout, MaxConcurrent: maxConcurrent, Retries: retries,
+			RetryDelay: retryDelay, Breaker: aiguard.DefaultBreakerPolicy()}
+	}
+	const retryDelay = 100 * time.Millisecond
+	return map[string]aiguard.StagePolicy{
+		StageEvaluation: stage(20*time.Second, 30, 1, retryDelay),
+		StageReview:     stage(20*time.Second, 30, 1, retryDelay),
+		StageFollowUp:   stage(20*time.Second, 20, 1, retryDelay),
+		StageExtraction: stage(60*time.Second, 8, 0, 0),
+		StageProfile:    stage(60*time.Second, 8, 0, 0),
+		StageDemeanor:   stage(20*time.Second, 6, 0, 0),
+	}
+}
 
 // Invoker runs interview AI calls: single-flight (in-process, then Redis)
 // around the AI guard around the model call and the parsing of its output.
@@ -130,18 +181,55 @@ func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Res
 			return parse(resp)
 		})
 		if err != nil {
-			return nil, err
+			// Mapped before the flight stores it, so a replay says the same.
+			return nil, GuardError(err)
 		}
 		return json.Marshal(v)
 	})
 	if err != nil {
-		return zero, res.Outcome, err
+		return zero, res.Outcome, FlightError(err)
 	}
 	var v T
 	if err := json.Unmarshal(res.Value, &v); err != nil {
 		return zero, res.Outcome, apperr.Internal(fmt.Errorf("interview: decode shared %s result: %w", c.Stage, err))
 	}
 	return v, res.Outcome, nil
+}
+
+// The single-flight's own errors as the interview's clients see them.
+var (
+	errInProgress       = apperr.Conflict("the same request is still being processed; retry shortly").AsRetryable()
+	errRedisUnavailable = apperr.New(apperr.KindUnavailable, "single-flight coordination store (Redis) unavailable").AsRetryable()
+)
+
+// FlightError gives the single-flight's sentinel errors their HTTP meaning:
+// ErrInProgress is a retryable conflict (409), ErrRedisUnavailable a
+// retryable 503. The sentinel stays in the chain (errors.Is still finds it);
+// other errors are returned unchanged.
+func FlightError(err error) error {
+	switch {
+	case errors.Is(err, singleflight.ErrInProgress):
+		return fmt.Errorf("%w: %w", errInProgress, err)
+	case errors.Is(err, singleflight.ErrRedisUnavailable):
+		return fmt.Errorf("%w: %w", errRedisUnavailable, err)
+	}
+	return err
+}
+
+// GuardError gives the AI guard's own errors their HTTP meaning: a stage
+// timeout is a retryable 504 (CodeAITimeout), a rejection (bulkhead full,
+// breaker open, rate limit) a retryable 503 (CodeAIOverloaded), both with
+// the guard's message. Other errors are returned unchanged.
+func GuardError(err error) error {
+	var ge *aiguard.Error
+	if !errors.As(err, &ge) {
+		return err
+	}
+	kind := apperr.KindOverloaded
+	if ge.Timeout {
+		kind = apperr.KindTimeout
+	}
+	return apperr.New(kind, "%s", ge.Message).AsRetryable().WithCause(err)
 }
 
 // ErrorCodec stores *apperr.Error failures with their kind, code, message

@@ -2,6 +2,7 @@ package interview
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strings"
 	"sync"
@@ -26,7 +27,7 @@ func MustInvoker(tb testing.TB, prefix string, id int, guardCfg aiguard.Config) 
 	cfg := singleflight.DefaultConfig()
 	cfg.KeyPrefix = prefix
 	cfg.InstanceID = fmt.Sprintf("instance-%d", id)
-	cfg.ErrorCodec = ErrorCodec{}
+	cfg.Stages = FlightStages()
 	g, err := singleflight.New(cfg, rdb, nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -37,6 +38,14 @@ func MustInvoker(tb testing.TB, prefix string, id int, guardCfg aiguard.Config) 
 		tb.Fatal(err)
 	}
 	return NewInvoker(g, guard, nil)
+}
+
+// guardConfig is the guard configuration of the server: the defaults with
+// the interview's stages.
+func guardConfig() aiguard.Config {
+	cfg := aiguard.DefaultConfig()
+	cfg.Stages = GuardStages()
+	return cfg
 }
 
 func MustProvider(tb testing.TB, url string) llm.Provider {
@@ -75,7 +84,7 @@ func TestInvokerOneModelCallAcrossInstances(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.WithResponder(func(req llmtest.RecordedRequest) llmtest.Reply {
 		return llmtest.Reply{Content: "score=77", Hold: release}
 	}))
-	guardCfg := aiguard.DefaultConfig()
+	guardCfg := guardConfig()
 	pol := guardCfg.Policy(StageEvaluation)
 	pol.MaxConcurrent = 1
 	guardCfg.Stages[StageEvaluation] = pol
@@ -136,8 +145,8 @@ func TestInvokerReplaysNonRetryableFailure(t *testing.T) {
 	fake := llmtest.NewServer(t, llmtest.WithResponder(func(llmtest.RecordedRequest) llmtest.Reply {
 		return llmtest.ErrorReply(400, "bad request: prompt too long", "invalid_request_error")
 	}))
-	a := MustInvoker(t, prefix, 1, aiguard.DefaultConfig())
-	b := MustInvoker(t, prefix, 2, aiguard.DefaultConfig())
+	a := MustInvoker(t, prefix, 1, guardConfig())
+	b := MustInvoker(t, prefix, 2, guardConfig())
 	provider := MustProvider(t, fake.URL())
 	_, _, err1 := Invoke(context.Background(), a, evalCall(provider, "x"), parseScored)
 	_, out, err2 := Invoke(context.Background(), b, evalCall(provider, "x"), parseScored)
@@ -165,7 +174,7 @@ func TestInvokerRetriesUnusableOutput(t *testing.T) {
 		}
 		return llmtest.Reply{Content: "score=90"}
 	}))
-	inv := MustInvoker(t, prefix, 1, aiguard.DefaultConfig())
+	inv := MustInvoker(t, prefix, 1, guardConfig())
 	got, _, err := Invoke(context.Background(), inv, evalCall(MustProvider(t, fake.URL()), "y"), parseScored)
 	if err != nil || got.Score != 90 || fake.Calls() != 2 {
 		t.Fatalf("got %+v err %v calls %d; want score 90 after one retry", got, err, fake.Calls())
@@ -190,5 +199,143 @@ func TestFlightKeys(t *testing.T) {
 	}
 	if !strings.HasPrefix(Call{Stage: StageExtraction, SessionID: "s", BusinessKey: "k"}.Key(), StageExtraction+"|s|k") {
 		t.Fatal("business key not used")
+	}
+}
+
+// TestFlightStages checks the interview's stage table: every AI stage is
+// listed, valid for a Group, and stores failures with the interview codec.
+func TestFlightStages(t *testing.T) {
+	stages := FlightStages()
+	for _, name := range []string{StageProfile, StageExtraction, StageEvaluation, StageReview, StageFollowUp, StageDemeanor} {
+		p, ok := stages[name]
+		if !ok {
+			t.Errorf("stage %s missing", name)
+			continue
+		}
+		if _, ok := p.Codec.(ErrorCodec); !ok {
+			t.Errorf("stage %s codec = %T, want ErrorCodec", name, p.Codec)
+		}
+	}
+	if got, want := stages[StageFollowUp].Heartbeat, 2500*time.Millisecond; got != want {
+		t.Errorf("follow-up heartbeat = %v, want %v", got, want)
+	}
+	if stages[StageDemeanor].L1Enabled {
+		t.Error("demeanor must not use L1 (photos are not replayed in-process)")
+	}
+	cfg := singleflight.DefaultConfig()
+	cfg.Mode = singleflight.ModeLocal
+	cfg.Stages = stages
+	g, err := singleflight.New(cfg, nil, nil)
+	if err != nil {
+		t.Fatalf("the stage table is not a valid config: %v", err)
+	}
+	_ = g.Close()
+}
+
+// TestFlightError checks the HTTP meaning given to the single-flight's
+// sentinels, and that the sentinel stays in the chain.
+func TestFlightError(t *testing.T) {
+	tests := []struct {
+		err  error
+		kind apperr.Kind
+	}{
+		{singleflight.ErrInProgress, apperr.KindConflict},
+		{fmt.Errorf("singleflight: acquire: %w: %w", singleflight.ErrRedisUnavailable, errors.New("dial tcp: refused")), apperr.KindUnavailable},
+	}
+	for _, tt := range tests {
+		got := FlightError(tt.err)
+		if e := apperr.As(got); e == nil || e.Kind != tt.kind || !e.Retryable || !errors.Is(got, tt.err) {
+			t.Errorf("FlightError(%v) = %v, want retryable kind %v wrapping it", tt.err, got, tt.kind)
+		}
+	}
+	plain := errors.New("model said no")
+	if got := FlightError(plain); got != plain {
+		t.Errorf("FlightError(plain) = %v, want it unchanged", got)
+	}
+}
+
+// TestGuardStages checks the interview's guard table (interview.md, "Stage
+// timeouts and limits") and that it is a valid guard configuration.
+func TestGuardStages(t *testing.T) {
+	tests := []struct {
+		stage         string
+		timeout       time.Duration
+		maxConcurrent int
+		retries       int
+		retryDelay    time.Duration
+	}{
+		{StageEvaluation, 20 * time.Second, 30, 1, 100 * time.Millisecond},
+		{StageReview, 20 * time.Second, 30, 1, 100 * time.Millisecond},
+		{StageFollowUp, 20 * time.Second, 20, 1, 100 * time.Millisecond},
+		{StageExtraction, 60 * time.Second, 8, 0, 0},
+		{StageProfile, 60 * time.Second, 8, 0, 0},
+		{StageDemeanor, 20 * time.Second, 6, 0, 0},
+	}
+	cfg := guardConfig()
+	if err := cfg.Validate(); err != nil {
+		t.Fatalf("guard config is invalid: %v", err)
+	}
+	for _, tt := range tests {
+		t.Run(tt.stage, func(t *testing.T) {
+			got := cfg.Policy(tt.stage)
+			want := aiguard.StagePolicy{Timeout: tt.timeout, MaxConcurrent: tt.maxConcurrent, Retries: tt.retries,
+				RetryDelay: tt.retryDelay, Breaker: aiguard.DefaultBreakerPolicy()}
+			if got != want {
+				t.Errorf("Policy(%q) = %+v, want %+v", tt.stage, got, want)
+			}
+		})
+	}
+	if got, want := len(cfg.Stages), len(tests); got != want {
+		t.Errorf("%d stages, want %d", got, want)
+	}
+}
+
+// TestGuardError checks the HTTP meaning of the guard's own errors: a
+// stage timeout is a retryable 504, a rejection a retryable 503, with the
+// guard's message; other errors pass unchanged.
+func TestGuardError(t *testing.T) {
+	cfg := aiguard.DefaultConfig()
+	cfg.Default.Timeout = 20 * time.Millisecond
+	cfg.Default.MaxConcurrent = 1
+	g, err := aiguard.New(cfg, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	release := make(chan struct{})
+	started := make(chan struct{})
+	go func() {
+		_, _ = aiguard.Do(context.Background(), g, "busy", func(ctx context.Context) (int, error) {
+			close(started)
+			<-release
+			return 0, nil
+		})
+	}()
+	<-started
+	_, rejected := aiguard.Do(context.Background(), g, "busy", func(context.Context) (int, error) { return 1, nil })
+	close(release)
+	_, timedOut := aiguard.Do(context.Background(), g, "slow", func(ctx context.Context) (int, error) {
+		<-ctx.Done()
+		return 0, ctx.Err()
+	})
+	tests := []struct {
+		name string
+		err  error
+		kind apperr.Kind
+		code string
+	}{
+		{"timeout", timedOut, apperr.KindTimeout, apperr.CodeAITimeout},
+		{"bulkhead full", rejected, apperr.KindOverloaded, apperr.CodeAIOverloaded},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			e := apperr.As(GuardError(tt.err))
+			if e == nil || e.Kind != tt.kind || e.Code != tt.code || !e.Retryable || !strings.Contains(e.Message, "AI") {
+				t.Fatalf("GuardError(%v) = %#v, want retryable %s", tt.err, e, tt.code)
+			}
+		})
+	}
+	plain := errors.New("model said no")
+	if got := GuardError(plain); got != plain {
+		t.Errorf("GuardError(plain) = %v, want it unchanged", got)
 	}
 }

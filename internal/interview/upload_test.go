@@ -92,13 +92,15 @@ func MustUploadEnv(t *testing.T, gdb *gorm.DB) *uploadEnv {
 	model := llmtest.NewServer(t, llmtest.WithResponder(fake.reply))
 	cfg := singleflight.DefaultConfig()
 	cfg.Mode = singleflight.ModeLocal
-	cfg.ErrorCodec = interview.ErrorCodec{}
+	cfg.Stages = interview.FlightStages()
 	flights, err := singleflight.New(cfg, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { _ = flights.Close() })
-	guard, err := aiguard.New(aiguard.DefaultConfig(), nil)
+	gc := aiguard.DefaultConfig()
+	gc.Stages = interview.GuardStages()
+	guard, err := aiguard.New(gc, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -9,13 +9,14 @@ package ratelimit
 import (
 	"context"
 	"math"
-	"sync"
 	"time"
 
 	"github.com/go-redis/redis_rate/v10"
 	lru "github.com/hashicorp/golang-lru/v2"
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/time/rate"
+
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 )
 
 // Bucket is a named limit: Rate requests per second with bursts of Burst.
@@ -45,11 +46,8 @@ type Decision struct {
 type Limiter struct {
 	shared *redis_rate.Limiter // nil without Redis
 	prefix string
-	// backoff is how long to limit locally after a Redis error.
-	backoff time.Duration
-
-	mu        sync.Mutex // protects downUntil
-	downUntil time.Time
+	// redis skips Redis for 5 s after an error: meanwhile limits are local.
+	redis *redisx.Breaker
 
 	local *lru.Cache[string, *rate.Limiter] // bounded: one entry per active key and bucket
 }
@@ -57,7 +55,7 @@ type Limiter struct {
 // New returns a limiter; rdb may be nil (local limits only).
 func New(rdb redis.UniversalClient, prefix string) *Limiter {
 	local, _ := lru.New[string, *rate.Limiter](100_000)
-	l := &Limiter{prefix: prefix, backoff: 5 * time.Second, local: local}
+	l := &Limiter{prefix: prefix, redis: redisx.NewBreaker(5 * time.Second), local: local}
 	if rdb != nil {
 		l.shared = redis_rate.NewLimiter(rdb)
 	}
@@ -66,14 +64,14 @@ func New(rdb redis.UniversalClient, prefix string) *Limiter {
 
 // Allow takes one request of key from bucket.
 func (l *Limiter) Allow(ctx context.Context, b Bucket, key string) Decision {
-	if l.shared != nil && !l.redisDown() {
+	if l.shared != nil && l.redis.Allow() {
 		ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
 		res, err := l.shared.Allow(ctx, l.prefix+b.Name+":"+key, redis_rate.Limit{Rate: b.Rate, Burst: b.Burst, Period: time.Second})
 		cancel()
 		if err == nil {
 			return Decision{Allowed: res.Allowed > 0, RetryAfter: max(res.RetryAfter, 0), Shared: true}
 		}
-		l.markDown()
+		l.redis.Fail(err)
 	}
 	return l.allowLocal(b, key)
 }
@@ -93,18 +91,6 @@ func (l *Limiter) allowLocal(b Bucket, key string) Decision {
 		return Decision{RetryAfter: d}
 	}
 	return Decision{Allowed: true}
-}
-
-func (l *Limiter) redisDown() bool {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return time.Now().Before(l.downUntil)
-}
-
-func (l *Limiter) markDown() {
-	l.mu.Lock()
-	l.downUntil = time.Now().Add(l.backoff)
-	l.mu.Unlock()
 }
 
 // RetryAfterSeconds rounds a wait up to whole seconds (at least 1), as the

@@ -113,7 +113,15 @@ type ErrorCodec interface {
 	Decode(f Failure) error
 }
 
-// DefaultErrorCodec is the codec used when Config.ErrorCodec is nil. Encode
+// codec returns the policy's codec, DefaultErrorCodec when it has none.
+func (p Policy) codec() ErrorCodec {
+	if p.Codec == nil {
+		return DefaultErrorCodec{}
+	}
+	return p.Codec
+}
+
+// DefaultErrorCodec is the codec of a policy whose Codec is nil. Encode
 // takes Retryable from the first error in the chain with an
 // IsRetryable() bool method (errors with none are retryable: an unclassified
 // error must not block the request for FailedTTL) and Code from the first

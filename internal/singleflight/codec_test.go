@@ -9,8 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
 
 func TestPayloadCodec(t *testing.T) {
@@ -68,18 +66,22 @@ func TestPayloadCodec(t *testing.T) {
 }
 
 func TestPolicyLookup(t *testing.T) {
+	type codec struct{ DefaultErrorCodec } // a caller's own codec
 	cfg := DefaultConfig()
-	cfg.Stages["partial"] = Policy{ResultTTL: time.Second, L1Enabled: false}
+	cfg.Stages = map[string]Policy{
+		"full": {ResultTTL: 3 * time.Minute, FailedTTL: 30 * time.Second, RunningLease: 12 * time.Second,
+			Heartbeat: 2500 * time.Millisecond, TakeoverDetect: 8 * time.Second, L1Enabled: true, L1TTL: 15 * time.Second,
+			CompressOver: 2048, Codec: codec{}},
+		"partial": {ResultTTL: time.Second, L1Enabled: false},
+	}
 	tests := []struct {
 		stage string
 		want  Policy
 	}{
-		{StageEvaluation, Policy{10 * time.Minute, 60 * time.Second, 15 * time.Second, 3 * time.Second, 10 * time.Second, true, 30 * time.Second, 4096}},
-		{StageFollowUp, Policy{3 * time.Minute, 30 * time.Second, 12 * time.Second, 2500 * time.Millisecond, 8 * time.Second, true, 15 * time.Second, 2048}},
-		{StageExtraction, Policy{30 * time.Minute, 60 * time.Second, 20 * time.Second, 4 * time.Second, 12 * time.Second, true, 60 * time.Second, 1024}},
-		{StageDemeanor, Policy{15 * time.Minute, 60 * time.Second, 30 * time.Second, 5 * time.Second, 15 * time.Second, false, 30 * time.Second, 2048}},
+		{"full", cfg.Stages["full"]},
 		{"unknown-stage", cfg.Default},
-		{"partial", Policy{time.Second, 60 * time.Second, 15 * time.Second, 3 * time.Second, 10 * time.Second, false, 30 * time.Second, 4096}},
+		{"partial", Policy{ResultTTL: time.Second, FailedTTL: 60 * time.Second, RunningLease: 15 * time.Second,
+			Heartbeat: 3 * time.Second, TakeoverDetect: 10 * time.Second, L1TTL: 30 * time.Second, CompressOver: 4096}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.stage, func(t *testing.T) {
@@ -88,8 +90,14 @@ func TestPolicyLookup(t *testing.T) {
 			}
 		})
 	}
+	if got := cfg.Policy("full").codec(); got != (codec{}) {
+		t.Errorf("codec of full = %T, want the stage's own", got)
+	}
+	if got := cfg.Policy("partial").codec(); got != (DefaultErrorCodec{}) {
+		t.Errorf("codec of partial = %T, want DefaultErrorCodec", got)
+	}
 	if err := cfg.validate(); err != nil {
-		t.Errorf("DefaultConfig is invalid: %v", err)
+		t.Errorf("config is invalid: %v", err)
 	}
 }
 
@@ -127,9 +135,9 @@ func TestDefaultErrorCodec(t *testing.T) {
 		want Failure
 	}{
 		{"unclassified is retryable", plain, Failure{Type: "*errors.errorString", Message: "connection reset", Retryable: true}},
-		{"apperr invalid", apperr.Invalid("empty answer"), Failure{Type: "*apperr.Error", Code: apperr.CodeBadRequest, Message: "empty answer"}},
-		{"wrapped retryable", fmt.Errorf("evaluate: %w", apperr.New(apperr.KindTimeout, "model timed out").AsRetryable()),
-			Failure{Type: "*fmt.wrapError", Code: apperr.CodeAITimeout, Message: "evaluate: model timed out", Retryable: true}},
+		{"classified invalid", &classified{code: "A000400", msg: "empty answer"}, Failure{Type: "*singleflight.classified", Code: "A000400", Message: "empty answer"}},
+		{"wrapped retryable", fmt.Errorf("evaluate: %w", &classified{code: "B000415", msg: "model timed out", retry: true}),
+			Failure{Type: "*fmt.wrapError", Code: "B000415", Message: "evaluate: model timed out", Retryable: true}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

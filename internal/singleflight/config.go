@@ -23,9 +23,9 @@ const (
 	ModeHybrid Mode = "hybrid"
 )
 
-// Policy is the per-stage behaviour of a flight. Zero durations and a zero
-// CompressOver in a stage's policy are taken from Config.Default; L1Enabled is
-// taken as given.
+// Policy is the per-stage behaviour of a flight. Zero durations, a zero
+// CompressOver and a nil Codec in a stage's policy are taken from
+// Config.Default; L1Enabled is taken as given.
 type Policy struct {
 	// ResultTTL is how long a success is replayed instead of recomputed.
 	ResultTTL time.Duration
@@ -47,6 +47,10 @@ type Policy struct {
 	// CompressOver is the payload size in bytes above which stored results
 	// are gzip-compressed.
 	CompressOver int
+	// Codec turns the stage's fn errors into stored failures and back: each
+	// caller brings the codec of its own errors. Nil (also in Default) means
+	// DefaultErrorCodec.
+	Codec ErrorCodec
 }
 
 // Config configures a Group. Start from DefaultConfig.
@@ -81,32 +85,28 @@ type Config struct {
 	// Default is the policy of stages that Stages does not name, and fills the
 	// zero fields of those it does.
 	Default Policy
-	// Stages holds per-stage policies, by stage name.
+	// Stages holds per-stage policies, by stage name. The callers own their
+	// stage names and policies and pass them here (the interview's are
+	// interview.FlightStages).
 	Stages map[string]Policy
-
-	// ErrorCodec turns fn's errors into stored failures and back. Nil means
-	// the default codec (see DefaultErrorCodec).
-	ErrorCodec ErrorCodec
 }
 
-// The stage names of the interview pipeline.
-const (
-	StageEvaluation = "interview-evaluation"
-	StageFollowUp   = "interview-followup"
-	StageExtraction = "interview-extraction"
-	StageDemeanor   = "interview-demeanor"
-)
-
-// DefaultConfig returns the defaults of the design: hybrid mode, the four
-// interview stages' policies, follower max wait 20 s, stream block 3 s, poll
-// fallback 2 s, 1000 L1 entries.
-func DefaultConfig() Config {
-	const kib = 1024
-	eval := Policy{
+// DefaultPolicy is the policy of the design for a model call of about ten
+// seconds: results replayed for 10 min, non-retryable failures for 60 s, a
+// 15 s lease renewed every 3 s and taken over after 10 s, a 30 s L1, gzip
+// above 4 KiB, DefaultErrorCodec.
+func DefaultPolicy() Policy {
+	return Policy{
 		ResultTTL: 10 * time.Minute, FailedTTL: 60 * time.Second,
 		RunningLease: 15 * time.Second, Heartbeat: 3 * time.Second, TakeoverDetect: 10 * time.Second,
-		L1Enabled: true, L1TTL: 30 * time.Second, CompressOver: 4 * kib,
+		L1Enabled: true, L1TTL: 30 * time.Second, CompressOver: 4 * 1024,
 	}
+}
+
+// DefaultConfig returns the defaults of the design: hybrid mode, Default
+// from DefaultPolicy and no stages of its own, follower max wait 20 s,
+// stream block 3 s, poll fallback 2 s, 1000 L1 entries.
+func DefaultConfig() Config {
 	return Config{
 		Mode:            ModeHybrid,
 		KeyPrefix:       "aimeeting:",
@@ -116,25 +116,7 @@ func DefaultConfig() Config {
 		L1MaxEntries:    1000,
 		RedisBackoff:    5 * time.Second,
 		RedisTimeout:    500 * time.Millisecond,
-		Default:         eval,
-		Stages: map[string]Policy{
-			StageEvaluation: eval,
-			StageFollowUp: {
-				ResultTTL: 3 * time.Minute, FailedTTL: 30 * time.Second,
-				RunningLease: 12 * time.Second, Heartbeat: 2500 * time.Millisecond, TakeoverDetect: 8 * time.Second,
-				L1Enabled: true, L1TTL: 15 * time.Second, CompressOver: 2 * kib,
-			},
-			StageExtraction: {
-				ResultTTL: 30 * time.Minute, FailedTTL: 60 * time.Second,
-				RunningLease: 20 * time.Second, Heartbeat: 4 * time.Second, TakeoverDetect: 12 * time.Second,
-				L1Enabled: true, L1TTL: 60 * time.Second, CompressOver: 1 * kib,
-			},
-			StageDemeanor: {
-				ResultTTL: 15 * time.Minute, FailedTTL: 60 * time.Second,
-				RunningLease: 30 * time.Second, Heartbeat: 5 * time.Second, TakeoverDetect: 15 * time.Second,
-				L1Enabled: false, CompressOver: 2 * kib,
-			},
-		},
+		Default:         DefaultPolicy(),
 	}
 }
 
@@ -159,6 +141,9 @@ func (c Config) Policy(stage string) Policy {
 	fill(&p.L1TTL, d.L1TTL)
 	if p.CompressOver == 0 {
 		p.CompressOver = d.CompressOver
+	}
+	if p.Codec == nil {
+		p.Codec = d.Codec
 	}
 	return p
 }

@@ -37,14 +37,14 @@ func Example() {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			if _, err := g.Do(context.Background(), singleflight.StageEvaluation, key, evaluate); err != nil {
+			if _, err := g.Do(context.Background(), "interview-evaluation", key, evaluate); err != nil {
 				panic(err)
 			}
 		}()
 	}
 	wg.Wait()
 
-	res, err := g.Do(context.Background(), singleflight.StageEvaluation, key, evaluate)
+	res, err := g.Do(context.Background(), "interview-evaluation", key, evaluate)
 	fmt.Println(string(res.Value), res.Outcome, err)
 	fmt.Println("model calls:", calls)
 	// Output:

@@ -4,9 +4,10 @@ import (
 	"context"
 	"errors"
 	"runtime/debug"
-	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/xunzhi-ai/aimeeting/internal/lease"
 )
 
 // redisError is a failed or timed-out Redis command. Hybrid mode falls back
@@ -96,7 +97,7 @@ func redisDo[T any](ctx context.Context, f *flight, op string, do func(context.C
 	if ctx.Err() != nil {
 		return v, ctx.Err()
 	}
-	f.g.markRedisDown(f.stage)
+	f.g.redisFailed(f.stage, err)
 	return v, &redisError{op: op, err: err}
 }
 
@@ -151,7 +152,7 @@ func (f *flight) run(ctx context.Context) (Result, error) {
 			if following {
 				out = Follower
 			}
-			return Result{Outcome: out}, g.codec.Decode(a.failure)
+			return Result{Outcome: out}, f.pol.codec().Decode(a.failure)
 
 		case statusOwnerNew, statusOwnerTakeover:
 			out := OwnerNew
@@ -228,8 +229,7 @@ func (f *flight) own(ctx context.Context, token string, out Outcome) (res Result
 	// its lease, or another instance would start a second one. Close stops them.
 	hbctx := context.WithoutCancel(fctx)
 	var leaseLost atomic.Bool
-	hb := &heartbeater{}
-	hb.start(f.pol.Heartbeat, func() bool {
+	hb := lease.Start(f.pol.Heartbeat, func() bool {
 		if g.base.Err() != nil {
 			return false
 		}
@@ -246,7 +246,7 @@ func (f *flight) own(ctx context.Context, token string, out Outcome) (res Result
 		return true
 	})
 	v, ferr := f.call(fctx)
-	hb.stop()
+	hb.Stop()
 	lostLease := leaseLost.Load()
 	if lostLease {
 		return Result{}, true, nil
@@ -268,7 +268,7 @@ func (f *flight) own(ctx context.Context, token string, out Outcome) (res Result
 		g.l1Put(f.pol, f.key, v)
 		return Result{Value: v, Outcome: out}, false, nil
 	}
-	fail := g.codec.Encode(ferr)
+	fail := f.pol.codec().Encode(ferr)
 	ok, err := redisDo(cctx, f, "complete", func(ctx context.Context) (bool, error) {
 		return g.st.completeFailure(ctx, f.keys, f.owner, token, f.pol, fail)
 	})
@@ -276,46 +276,4 @@ func (f *flight) own(ctx context.Context, token string, out Outcome) (res Result
 		return Result{}, true, nil
 	}
 	return Result{Outcome: out}, false, ferr
-}
-
-// heartbeater calls beat every interval until stop, or until beat returns
-// false. It uses a timer rather than a goroutine, so a short call costs no
-// goroutine.
-type heartbeater struct {
-	mu      sync.Mutex // protects t and stopped
-	t       *time.Timer
-	stopped bool
-	wg      sync.WaitGroup // a beat in progress
-}
-
-func (h *heartbeater) start(interval time.Duration, beat func() bool) {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	h.t = time.AfterFunc(interval, func() {
-		h.mu.Lock()
-		if h.stopped {
-			h.mu.Unlock()
-			return
-		}
-		h.wg.Add(1)
-		h.mu.Unlock()
-		defer h.wg.Done()
-		if !beat() {
-			return
-		}
-		h.mu.Lock()
-		defer h.mu.Unlock()
-		if !h.stopped {
-			h.t.Reset(interval)
-		}
-	})
-}
-
-// stop stops the heartbeats and waits for one in progress.
-func (h *heartbeater) stop() {
-	h.mu.Lock()
-	h.stopped = true
-	h.t.Stop()
-	h.mu.Unlock()
-	h.wg.Wait()
 }

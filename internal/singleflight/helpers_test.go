@@ -205,3 +205,14 @@ func recv(tb testing.TB, ch <-chan doResult) doResult {
 		return doResult{}
 	}
 }
+
+// classified is a test error carrying the two classifications
+// DefaultErrorCodec reads: an envelope code and retryability.
+type classified struct {
+	code, msg string
+	retry     bool
+}
+
+func (e *classified) Error() string     { return e.msg }
+func (e *classified) ErrorCode() string { return e.code }
+func (e *classified) IsRetryable() bool { return e.retry }

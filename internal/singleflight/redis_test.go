@@ -9,8 +9,6 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
-
-	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
 
 // groups returns n Groups of one deployment, each with its own client and
@@ -99,7 +97,7 @@ func TestDistributedFailureReplay(t *testing.T) {
 			p := newProbe(gs...)
 			var c counter
 			release := make(chan struct{})
-			invalid := apperr.Invalid("answer is empty")
+			invalid := &classified{code: "A000400", msg: "answer is empty"}
 			running := make(chan struct{})
 			owner := goDo(ctx, gs[0], "fail-hard", started(running, c.fn(release, "", invalid)))
 			waitClosed(t, running, "the owner")
@@ -111,8 +109,8 @@ func TestDistributedFailureReplay(t *testing.T) {
 			}
 			r := recv(t, follower)
 			var re *ReplayedError
-			if !errors.As(r.err, &re) || re.Code != apperr.CodeBadRequest || re.Message != invalid.Error() || re.IsRetryable() {
-				t.Errorf("follower: err = %#v, want replayed non-retryable %s", r.err, apperr.CodeBadRequest)
+			if !errors.As(r.err, &re) || re.Code != "A000400" || re.Message != invalid.Error() || re.IsRetryable() {
+				t.Errorf("follower: err = %#v, want replayed non-retryable A000400", r.err)
 			}
 			later, err := gs[2].Do(ctx, testStage, "fail-hard", c.fn(nil, "v", nil))
 			if !errors.As(err, &re) || later.Outcome != ReplayFailure {
@@ -127,7 +125,7 @@ func TestDistributedFailureReplay(t *testing.T) {
 			p := newProbe(gs...)
 			var c counter
 			release := make(chan struct{})
-			unavailable := apperr.New(apperr.KindUnavailable, "model unavailable").AsRetryable()
+			unavailable := &classified{code: "B000503", msg: "model unavailable", retry: true}
 			running := make(chan struct{})
 			owner := goDo(ctx, gs[0], "fail-soft", started(running, c.fn(release, "", unavailable)))
 			waitClosed(t, running, "the owner")
@@ -155,7 +153,7 @@ func TestDistributedFailureReplay(t *testing.T) {
 
 		t.Run("retryable lets the next caller take over", func(t *testing.T) {
 			var c counter
-			unavailable := apperr.New(apperr.KindUnavailable, "model unavailable").AsRetryable()
+			unavailable := &classified{code: "B000503", msg: "model unavailable", retry: true}
 			if _, err := gs[0].Do(ctx, testStage, "fail-soft-2", c.fn(nil, "", unavailable)); !errors.Is(err, unavailable) {
 				t.Fatalf("first: %v", err)
 			}

@@ -18,6 +18,10 @@
 // docs/singleflight.md for the protocol, the key layout and measurements.
 //
 // The package never logs; it returns errors and exposes Prometheus metrics.
+// Besides its client libraries it imports only two standard-library-only
+// helpers it shares with other packages: internal/redisx (the Redis
+// backoff, with the rate limiter) and internal/lease (the heartbeat, with
+// the TTS worker).
 package singleflight
 
 import (
@@ -29,14 +33,13 @@ import (
 	"os"
 	"runtime/debug"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
 	"github.com/prometheus/client_golang/prometheus"
 	"github.com/redis/go-redis/v9"
 
-	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 )
 
 // Outcome says how a Do call got its result. The values are the metric labels.
@@ -77,31 +80,41 @@ type Result struct {
 
 var (
 	// ErrInProgress is returned when FollowerMaxWait ran out while a live
-	// owner still runs the flight. It is a retryable conflict (HTTP 409).
-	ErrInProgress = apperr.Conflict("the same request is still being processed; retry shortly").AsRetryable()
+	// owner still runs the flight: a retry later finds its result. The
+	// caller decides what that means to its clients (an HTTP 409, a 202).
+	ErrInProgress error = retryable("singleflight: the same request is still being processed")
 	// ErrRedisUnavailable is wrapped by the errors of distributed mode when
-	// Redis fails or is slow.
-	ErrRedisUnavailable = apperr.New(apperr.KindUnavailable, "single-flight coordination store (Redis) unavailable").AsRetryable()
+	// Redis fails or is slow; a retry may succeed.
+	ErrRedisUnavailable error = retryable("singleflight: coordination store (Redis) unavailable")
 	// ErrClosed is returned by Do after Close.
 	ErrClosed = errors.New("singleflight: group closed")
 
 	errUnsupportedClient = errors.New("singleflight: Redis client must be *redis.Client or *redis.ClusterClient")
 )
 
+// retryable is a sentinel error that a retry may get past. It says so with
+// IsRetryable, the method DefaultErrorCodec and the callers' classifiers read.
+type retryable string
+
+func (e retryable) Error() string { return string(e) }
+
+// IsRetryable reports true.
+func (retryable) IsRetryable() bool { return true }
+
 // Group runs flights. Create it with New; it is safe for concurrent use.
 type Group struct {
-	cfg   Config
-	codec ErrorCodec
-	st    store
-	rd    *reader // nil in local mode
-	l1    *expirable.LRU[string, l1Entry]
-	met   *metrics
+	cfg Config
+	st  store
+	rd  *reader // nil in local mode
+	l1  *expirable.LRU[string, l1Entry]
+	met *metrics
 
 	// ctxTimeouts reports whether the client applies context deadlines to
 	// socket I/O; when it does not, RedisTimeout is enforced by a watchdog.
 	ctxTimeouts bool
-	// redisDownUntil is the UnixNano until which hybrid mode skips Redis.
-	redisDownUntil atomic.Int64
+	// redis is the hybrid backoff: after a Redis failure, flights skip Redis
+	// for RedisBackoff (in the other modes it never skips).
+	redis *redisx.Breaker
 
 	base   context.Context // cancelled by Close
 	cancel context.CancelFunc
@@ -148,9 +161,9 @@ func New(cfg Config, rdb redis.UniversalClient, reg prometheus.Registerer) (*Gro
 		host, _ := os.Hostname()
 		cfg.InstanceID = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	g := &Group{cfg: cfg, codec: cfg.ErrorCodec, m: make(map[string]*call)}
-	if g.codec == nil {
-		g.codec = DefaultErrorCodec{}
+	g := &Group{cfg: cfg, m: make(map[string]*call), redis: redisx.NewBreaker(0)}
+	if cfg.Mode == ModeHybrid {
+		g.redis = redisx.NewBreaker(cfg.RedisBackoff)
 	}
 	if cfg.L1MaxEntries > 0 {
 		g.l1 = expirable.NewLRU[string, l1Entry](cfg.L1MaxEntries, nil, cfg.maxL1TTL())
@@ -209,7 +222,7 @@ func (g *Group) Close() error {
 // Group closed. A caller leaves early when ctx is done (ctx.Err()) and, if it
 // joined a flight already in progress, after FollowerMaxWait (ErrInProgress).
 // fn's error is returned to every caller of the flight and stored for
-// replay as described by the ErrorCodec; a panic in fn becomes a *PanicError.
+// replay as described by the stage policy's Codec; a panic in fn becomes a *PanicError.
 func (g *Group) Do(ctx context.Context, stage, key string, fn func(ctx context.Context) ([]byte, error)) (Result, error) {
 	if g.base.Err() != nil {
 		return Result{}, ErrClosed
@@ -309,7 +322,7 @@ func (g *Group) execute(ctx context.Context, stage, key string, fn func(context.
 	switch {
 	case g.cfg.Mode == ModeLocal:
 		return f.local(ctx, OwnerNew)
-	case g.cfg.Mode == ModeHybrid && g.redisDown():
+	case g.cfg.Mode == ModeHybrid && !g.redis.Allow():
 		return f.local(ctx, LocalFallback)
 	}
 	f.keys = keysFor(g.cfg.KeyPrefix, key)
@@ -347,17 +360,10 @@ func (g *Group) l1Put(pol Policy, key string, v []byte) {
 	g.l1.Add(key, l1Entry{v: v, exp: time.Now().Add(pol.L1TTL)})
 }
 
-// redisDown reports whether hybrid mode is skipping Redis after a failure.
-func (g *Group) redisDown() bool {
-	return time.Now().UnixNano() < g.redisDownUntil.Load()
-}
-
-// markRedisDown starts the hybrid backoff.
-func (g *Group) markRedisDown(stage string) {
+// redisFailed counts a Redis failure and starts the hybrid backoff.
+func (g *Group) redisFailed(stage string, err error) {
 	g.met.redisErrs.WithLabelValues(stage).Inc()
-	if g.cfg.Mode == ModeHybrid && g.cfg.RedisBackoff > 0 {
-		g.redisDownUntil.Store(time.Now().Add(g.cfg.RedisBackoff).UnixNano())
-	}
+	g.redis.Fail(err)
 }
 
 func randomHex(n int) string {

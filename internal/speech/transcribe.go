@@ -11,7 +11,7 @@ import (
 	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
-	"github.com/xunzhi-ai/aimeeting/internal/speech/audio"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 )
 
 // Transcript is the result of a whole-recording transcription.

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/speech"
-	"github.com/xunzhi-ai/aimeeting/internal/speech/audio"
 )
 
 func TestTranscribeFormats(t *testing.T) {
@@ -19,7 +19,7 @@ func TestTranscribeFormats(t *testing.T) {
 		text     string
 		kind     apperr.Kind // 0 with text = success
 	}{
-		{"wav", audio.EncodeWAV(pcm), "a.wav", "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10", 0},
+		{"wav", audio.EncodeWAV(pcm, audio.Rate), "a.wav", "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10", 0},
 		{"raw pcm", pcm, "a.pcm", "w1 w2 w3 w4 w5 w6 w7 w8 w9 w10", 0},
 		{"odd pcm", pcm[:101], "a.pcm", "", apperr.KindUnprocessable},
 		{"broken wav", []byte("RIFF\x00\x00\x00\x00WAVEjunk"), "a.wav", "", apperr.KindUnprocessable},

@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 )
 
@@ -72,7 +73,7 @@ func BenchmarkProvider(b *testing.B) {
 						if err != nil {
 							return err
 						}
-						wav, err := tts.ParseWAV(w)
+						wav, err := audio.ParseWAV(w)
 						_ = wav.Mono16(p.SampleRate)
 						return err
 					})

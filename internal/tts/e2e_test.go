@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/servertest"
 	"github.com/xunzhi-ai/aimeeting/internal/testenv"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
@@ -141,7 +142,7 @@ func TestServerLongText(t *testing.T) {
 	if resp.StatusCode != 200 || resp.Header.Get("Content-Type") != "audio/wav" || resp.Header.Get("Accept-Ranges") != "bytes" {
 		t.Fatalf("audio: %d %v", resp.StatusCode, resp.Header)
 	}
-	w, err := tts.ParseWAV(wavBytes)
+	w, err := audio.ParseWAV(wavBytes)
 	if err != nil {
 		t.Fatal(err)
 	}

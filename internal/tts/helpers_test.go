@@ -12,6 +12,7 @@ import (
 
 	"gorm.io/gorm"
 
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
@@ -47,6 +48,7 @@ func MustFlights(tb testing.TB) *singleflight.Group {
 	tb.Helper()
 	cfg := singleflight.DefaultConfig()
 	cfg.Mode = singleflight.ModeLocal
+	cfg.Stages = map[string]singleflight.Policy{tts.Stage: tts.FlightPolicy()}
 	g, err := singleflight.New(cfg, nil, nil)
 	if err != nil {
 		tb.Fatal(err)
@@ -121,7 +123,7 @@ func (s *toneSynth) Synthesize(ctx context.Context, text string, p tts.Params) (
 	for i := range samples {
 		samples[i] = int16(8000 * ((i / 20) % 2))
 	}
-	return tts.EncodeWAV(samples, s.rate), nil
+	return audio.EncodeWAV(audio.PCMBytes(samples), s.rate), nil
 }
 
 // wait watches task id until it ends (or 5 minutes), returning every state seen.

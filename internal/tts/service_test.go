@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 )
@@ -28,7 +29,7 @@ func (r *recorder) Synthesize(ctx context.Context, text string, p tts.Params) ([
 	if err != nil {
 		return nil, err
 	}
-	w, err := tts.ParseWAV(b)
+	w, err := audio.ParseWAV(b)
 	if err != nil {
 		return nil, err
 	}
@@ -59,7 +60,7 @@ func TestLongMixedTextOneWAV(t *testing.T) {
 	f := must[*tts.AudioFile](t)(svc.OpenAudio(context.Background(), task.ID, "u1"))
 	defer f.Close()
 	b := must[[]byte](t)(os.ReadFile(f.File.Name()))
-	w := must[tts.WAV](t)(tts.ParseWAV(b))
+	w := must[audio.WAV](t)(audio.ParseWAV(b))
 	if w.Channels != 1 || w.BitsPerSample != 16 || w.SampleRate != tts.DefaultSampleRate || w.AudioFormat != 1 {
 		t.Fatalf("format %+v", w.Format)
 	}
@@ -137,7 +138,7 @@ func TestResampledJoin(t *testing.T) {
 	wait(t, svc, task.ID, "u1")
 	f := must[*tts.AudioFile](t)(svc.OpenAudio(context.Background(), task.ID, "u1"))
 	defer f.Close()
-	w := must[tts.WAV](t)(tts.ParseWAV(must[[]byte](t)(os.ReadFile(f.File.Name()))))
+	w := must[audio.WAV](t)(audio.ParseWAV(must[[]byte](t)(os.ReadFile(f.File.Name()))))
 	segs := tts.Segments("One. Two two. Three three three.", cfg.SegmentMaxChars)
 	want := (len(segs) - 1) * 8000 / 4
 	for _, s := range segs {
@@ -301,7 +302,7 @@ func TestResumeAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	for i := range 2 {
-		pcm := tts.PCMBytes(make([]int16, 1600))
+		pcm := audio.PCMBytes(make([]int16, 1600))
 		if err := os.WriteFile(filepath.Join(work, []string{"000000.pcm", "000001.pcm"}[i]), pcm, 0o640); err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,9 @@ import (
 	"golang.org/x/sync/errgroup"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
+	"github.com/xunzhi-ai/aimeeting/internal/lease"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 )
 
@@ -156,12 +158,11 @@ func (s *Service) run(t *Task) bool {
 	s.notify(t.ID)
 	go func() {
 		defer s.wg.Done()
-		hbCtx, stopHB := context.WithCancel(ctx)
-		hbDone := make(chan struct{})
-		go func() { defer close(hbDone); s.heartbeat(hbCtx, t.ID, cancel) }()
+		hbCtx, stopHB := context.WithCancel(ctx) // aborts a renewal in progress at the end
+		hb := lease.Start(s.cfg.Heartbeat, s.renew(hbCtx, t.ID, cancel))
 		m, err := s.execute(ctx, t)
 		stopHB()
-		<-hbDone
+		hb.Stop()
 		if err != nil && context.Cause(ctx) != nil {
 			err = context.Cause(ctx)
 		}
@@ -208,18 +209,15 @@ func (s *Service) finish(t *Task, err error, m audioMeta) {
 	s.notify(t.ID)
 }
 
-// heartbeat renews the lease of task id until ctx is done; it cancels the
-// task when the row is no longer ours (cancelled on any instance, or taken
-// over) or when the lease could not be renewed before it expired.
-func (s *Service) heartbeat(ctx context.Context, id string, cancel context.CancelCauseFunc) {
-	tick := time.NewTicker(s.cfg.Heartbeat)
-	defer tick.Stop()
-	renewed := now()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-tick.C:
+// renew returns the heartbeat of task id: each beat extends the lease; it
+// cancels the task and stops beating when the row is no longer ours
+// (cancelled on any instance, or taken over) or when the lease could not be
+// renewed before it expired.
+func (s *Service) renew(ctx context.Context, id string, cancel context.CancelCauseFunc) func() bool {
+	renewed := now() // only beats touch it, and beats never overlap
+	return func() bool {
+		if ctx.Err() != nil {
+			return false
 		}
 		at := now()
 		ok, err := s.store.Heartbeat(ctx, id, s.cfg.InstanceID, at.Add(s.cfg.Lease))
@@ -228,11 +226,12 @@ func (s *Service) heartbeat(ctx context.Context, id string, cancel context.Cance
 			renewed = at
 		case err == nil && !ok:
 			cancel(errLost)
-			return
+			return false
 		case at.Sub(renewed) >= s.cfg.Lease:
 			cancel(errLost) // another instance may have claimed it by now
-			return
+			return false
 		}
+		return true
 	}
 }
 
@@ -272,7 +271,7 @@ func (s *Service) execute(ctx context.Context, t *Task) (audioMeta, error) {
 		case errors.Is(err, singleflight.ErrInProgress):
 			continue // still running elsewhere: keep following
 		}
-		return audioMeta{}, err
+		return audioMeta{}, flightError(err)
 	}
 }
 
@@ -357,7 +356,7 @@ func (s *Service) synthesizeAll(ctx context.Context, t *Task) (audioMeta, error)
 				return fmt.Errorf("segment %d of %d (%q) failed after %d attempts: %w",
 					i+1, len(segs), preview(seg, 24), s.cfg.Retries+1, err)
 			}
-			return writeAtomic(path, PCMBytes(pcm))
+			return writeAtomic(path, audio.PCMBytes(pcm))
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -392,8 +391,8 @@ func (s *Service) segment(ctx context.Context, text string, p Params) ([]int16, 
 		defer cancel()
 		b, err := s.synth.Synthesize(actx, text, p)
 		if err == nil {
-			var w WAV
-			if w, err = ParseWAV(b); err == nil {
+			var w audio.WAV
+			if w, err = audio.ParseWAV(b); err == nil {
 				s.met.segments.WithLabelValues("ok").Inc()
 				return w.Mono16(p.SampleRate), nil
 			}
@@ -418,7 +417,7 @@ func (s *Service) join(ctx context.Context, dir string, n int, key string, p Par
 	}
 	pause := make([]byte, 2*int(int64(p.SampleRate)*s.cfg.Pause.Milliseconds()/1000))
 	data += int64(n-1) * int64(len(pause))
-	if data > maxWAVData {
+	if data > audio.MaxWAVData {
 		return audioMeta{}, apperr.Invalid("the audio would be longer than a WAV file can hold; send a shorter text")
 	}
 	final := s.audioPath(key, p.Encoding)
@@ -429,7 +428,7 @@ func (s *Service) join(ctx context.Context, dir string, n int, key string, p Par
 		return audioMeta{}, apperr.Internal(err)
 	}
 	werr := func() error {
-		if _, err := f.Write(WAVHeader(data, p.SampleRate)); err != nil {
+		if _, err := f.Write(audio.WAVHeader(data, p.SampleRate)); err != nil {
 			return err
 		}
 		for i := range n {

@@ -18,8 +18,8 @@ import (
 	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/speech"
-	"github.com/xunzhi-ai/aimeeting/internal/speech/audio"
 )
 
 // Config is the endpoint.
@@ -94,7 +94,7 @@ func (s *stream) Close() error {
 }
 
 func (s *stream) recognize(pcm []byte) error {
-	text, err := s.r.Transcribe(s.ctx, audio.EncodeWAV(pcm))
+	text, err := s.r.Transcribe(s.ctx, audio.EncodeWAV(pcm, audio.Rate))
 	if err != nil {
 		return err
 	}

@@ -10,8 +10,8 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/speech"
-	"github.com/xunzhi-ai/aimeeting/internal/speech/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/speech/openai"
 )
 
@@ -95,7 +95,7 @@ func TestUpstreamError(t *testing.T) {
 	}))
 	defer srv.Close()
 	rec, _ := openai.New(openai.Config{BaseURL: srv.URL, Model: "m"})
-	if _, err := rec.Transcribe(context.Background(), audio.EncodeWAV(tone(100))); err == nil {
+	if _, err := rec.Transcribe(context.Background(), audio.EncodeWAV(tone(100), audio.Rate)); err == nil {
 		t.Fatal("want an error for a 503")
 	}
 }

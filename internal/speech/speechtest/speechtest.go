@@ -12,7 +12,7 @@ import (
 	"testing"
 	"unicode"
 
-	"github.com/xunzhi-ai/aimeeting/internal/speech/audio"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 )
 
 // Missing skips tb, or fails it under CI=true.

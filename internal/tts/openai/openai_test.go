@@ -8,13 +8,14 @@ import (
 	"testing"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 	"github.com/xunzhi-ai/aimeeting/internal/tts/openai"
 )
 
 // The request is the documented /audio/speech call; the WAV is returned.
 func TestSynthesize(t *testing.T) {
-	wav := tts.EncodeWAV(make([]int16, 2400), 24000)
+	wav := audio.EncodeWAV(make([]byte, 4800), 24000)
 	var got openai.Request
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.Method != "POST" || r.URL.Path != "/v1/audio/speech" || r.Header.Get("Authorization") != "Bearer sk-test" ||

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 )
 
@@ -205,7 +206,7 @@ func (s *Synthesizer) Synthesize(ctx context.Context, text string, p tts.Params)
 			if err != nil {
 				return nil, err
 			}
-			return append(tts.WAVHeader(int64(len(pcm)), SampleRate), pcm...), nil
+			return audio.EncodeWAV(pcm, SampleRate), nil
 		case "4":
 			return nil, apperr.New(apperr.KindUpstream, "iFlytek task %s failed: %s", taskID, q.Header.Message).AsRetryable()
 		}

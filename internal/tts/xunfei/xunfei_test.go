@@ -13,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/xunzhi-ai/aimeeting/internal/audio"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 	"github.com/xunzhi-ai/aimeeting/internal/tts/xunfei"
 )
@@ -67,7 +68,7 @@ func (f *fakeXunfei) verify(r *http.Request) error {
 }
 
 func newFake(t *testing.T) *fakeXunfei {
-	f := &fakeXunfei{t: t, tasks: map[string]int{}, pcm: tts.PCMBytes(make([]int16, 3200))}
+	f := &fakeXunfei{t: t, tasks: map[string]int{}, pcm: audio.PCMBytes(make([]int16, 3200))}
 	mux := http.NewServeMux()
 	reply := func(w http.ResponseWriter, v any) { _ = json.NewEncoder(w).Encode(v) }
 	mux.HandleFunc("POST /v1/private/dts_create", func(w http.ResponseWriter, r *http.Request) {
@@ -129,7 +130,7 @@ func TestSynthesize(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	w, err := tts.ParseWAV(b)
+	w, err := audio.ParseWAV(b)
 	if err != nil || w.SampleRate != 16000 || w.Samples() != 3200 {
 		t.Fatalf("wav %+v samples %d: %v", w.Format, w.Samples(), err)
 	}

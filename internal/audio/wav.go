@@ -1,4 +1,4 @@
-package tts
+package audio
 
 import (
 	"encoding/binary"
@@ -38,70 +38,90 @@ func (w WAV) DurationMs() int64 {
 	return int64(w.Samples()) * 1000 / int64(w.SampleRate)
 }
 
-// ErrNotWAV is returned by ParseWAV for anything but a RIFF/WAVE file.
-var ErrNotWAV = errors.New("not a RIFF/WAVE file")
+// ErrNotWAV means the data has no RIFF/WAVE header.
+var ErrNotWAV = errors.New("not a WAV file")
 
-// ParseWAV parses a RIFF/WAVE file. It tolerates the placeholder sizes of
-// streamed WAVs (espeak-ng --stdout, OpenAI): a data chunk claiming more
-// bytes than present ends at the end of the input.
+// IsWAV reports whether data starts with a RIFF/WAVE header.
+func IsWAV(data []byte) bool {
+	return len(data) >= 12 && string(data[0:4]) == "RIFF" && string(data[8:12]) == "WAVE"
+}
+
+// ParseWAV parses a RIFF/WAVE file: PCM 8/16/24/32-bit or IEEE float
+// 32/64-bit, 1 to 8 channels, 1 to 384 kHz, the fmt and data chunks in
+// either order, other chunks skipped. It tolerates the placeholder sizes of
+// streamed WAVs (espeak-ng --stdout, ffmpeg to a pipe, OpenAI): a chunk
+// claiming more bytes than present ends at the end of the input.
 func ParseWAV(b []byte) (WAV, error) {
 	var w WAV
-	if len(b) < 12 || string(b[0:4]) != "RIFF" || string(b[8:12]) != "WAVE" {
+	if !IsWAV(b) {
 		return w, ErrNotWAV
 	}
-	gotFmt := false
-	for off := 12; off+8 <= len(b); {
+	gotFmt, gotData := false, false
+	for off := 12; off+8 <= len(b) && !(gotFmt && gotData); {
 		id := string(b[off : off+4])
 		size := int(binary.LittleEndian.Uint32(b[off+4 : off+8]))
-		body := off + 8
+		body := b[off+8:]
+		if size > len(body) || size < 0 {
+			size = len(body)
+		}
+		body = body[:size]
 		switch id {
 		case "fmt ":
-			if size < 16 || body+16 > len(b) {
-				return w, fmt.Errorf("wav: short fmt chunk")
+			if size < 16 {
+				return w, fmt.Errorf("WAV fmt chunk is %d bytes, want at least 16", size)
 			}
-			f := b[body:]
-			w.AudioFormat = int(binary.LittleEndian.Uint16(f[0:2]))
-			w.Channels = int(binary.LittleEndian.Uint16(f[2:4]))
-			w.SampleRate = int(binary.LittleEndian.Uint32(f[4:8]))
-			w.BitsPerSample = int(binary.LittleEndian.Uint16(f[14:16]))
-			if w.AudioFormat == 0xFFFE && size >= 26 && body+26 <= len(b) {
-				w.AudioFormat = int(binary.LittleEndian.Uint16(f[24:26])) // sub-format GUID's first bytes
+			w.AudioFormat = int(binary.LittleEndian.Uint16(body[0:2]))
+			w.Channels = int(binary.LittleEndian.Uint16(body[2:4]))
+			w.SampleRate = int(binary.LittleEndian.Uint32(body[4:8]))
+			w.BitsPerSample = int(binary.LittleEndian.Uint16(body[14:16]))
+			if w.AudioFormat == 0xFFFE && size >= 26 {
+				w.AudioFormat = int(binary.LittleEndian.Uint16(body[24:26])) // WAVE_FORMAT_EXTENSIBLE: the sub-format's first bytes
 			}
 			gotFmt = true
 		case "data":
-			if !gotFmt {
-				return w, fmt.Errorf("wav: data chunk before fmt chunk")
-			}
-			end := body + size
-			if size < 0 || end > len(b) || end < body {
-				end = len(b)
-			}
-			w.Data = b[body:end]
-			if err := w.check(); err != nil {
-				return w, err
-			}
-			return w, nil
+			w.Data, gotData = body, true
 		}
-		off = body + size + size%2 // chunks are word aligned
-		if off < body {
-			break
-		}
+		off += 8 + size + size%2 // chunks are word aligned
 	}
-	return w, fmt.Errorf("wav: no data chunk")
+	if !gotFmt || !gotData {
+		return w, errors.New("WAV file has no fmt or data chunk")
+	}
+	return w, w.check()
 }
 
 func (w WAV) check() error {
 	switch {
 	case w.Channels < 1 || w.Channels > 8:
-		return fmt.Errorf("wav: %d channels", w.Channels)
+		return fmt.Errorf("WAV file has %d channels, want 1 to 8", w.Channels)
 	case w.SampleRate < 1000 || w.SampleRate > 384000:
-		return fmt.Errorf("wav: sample rate %d", w.SampleRate)
-	case w.AudioFormat == 1 && (w.BitsPerSample == 8 || w.BitsPerSample == 16 || w.BitsPerSample == 24 || w.BitsPerSample == 32):
-	case w.AudioFormat == 3 && w.BitsPerSample == 32:
+		return fmt.Errorf("WAV file has a sample rate of %d Hz, want 1000 to 384000", w.SampleRate)
+	case w.AudioFormat == formatPCM && (w.BitsPerSample == 8 || w.BitsPerSample == 16 || w.BitsPerSample == 24 || w.BitsPerSample == 32):
+	case w.AudioFormat == formatFloat && (w.BitsPerSample == 32 || w.BitsPerSample == 64):
 	default:
-		return fmt.Errorf("wav: unsupported encoding (format %d, %d bits); want PCM or float", w.AudioFormat, w.BitsPerSample)
+		return fmt.Errorf("WAV encoding %d with %d bits is not supported (PCM 8/16/24/32-bit or float 32/64-bit)", w.AudioFormat, w.BitsPerSample)
 	}
 	return nil
+}
+
+// The WAV sample formats ParseWAV accepts.
+const (
+	formatPCM   = 1
+	formatFloat = 3
+)
+
+// Mono returns the samples in [-1, 1], channels averaged, at the file's rate.
+func (w WAV) Mono() []float64 {
+	n := w.Samples()
+	width := w.BitsPerSample / 8
+	mono := make([]float64, n)
+	for i := range n {
+		var sum float64
+		for ch := range w.Channels {
+			sum += sampleAt(w.Data[(i*w.Channels+ch)*width:], w.AudioFormat, w.BitsPerSample)
+		}
+		mono[i] = sum / float64(w.Channels)
+	}
+	return mono
 }
 
 // Mono16 returns the samples as 16-bit mono (channels averaged) at rate,
@@ -110,22 +130,11 @@ func (w WAV) Mono16(rate int) []int16 {
 	if w.AudioFormat == 1 && w.BitsPerSample == 16 && w.Channels == 1 {
 		return resample16(w.Data, w.SampleRate, rate) // the common case, in one pass
 	}
-	n := w.Samples()
-	bytesPer := w.BitsPerSample / 8
-	mono := make([]float64, n)
-	for i := range n {
-		var sum float64
-		for ch := range w.Channels {
-			p := w.Data[(i*w.Channels+ch)*bytesPer:]
-			sum += sampleAt(p, w.AudioFormat, w.BitsPerSample)
-		}
-		mono[i] = sum / float64(w.Channels)
-	}
-	return toInt16(resample(mono, w.SampleRate, rate))
+	return toInt16(resampleLinear(w.Mono(), w.SampleRate, rate))
 }
 
 // resample16 converts 16-bit mono PCM bytes from rate `from` to rate `to`
-// with the output length and interpolation of resample, in fixed point.
+// with the output length and interpolation of resampleLinear, in fixed point.
 func resample16(data []byte, from, to int) []int16 {
 	n := len(data) / 2
 	at := func(j int) int64 { return int64(int16(binary.LittleEndian.Uint16(data[2*j:]))) }
@@ -156,7 +165,9 @@ func resample16(data []byte, from, to int) []int16 {
 // sampleAt decodes one sample to [-1, 1].
 func sampleAt(p []byte, format, bits int) float64 {
 	switch {
-	case format == 3:
+	case format == formatFloat && bits == 64:
+		return math.Float64frombits(binary.LittleEndian.Uint64(p))
+	case format == formatFloat:
 		return float64(math.Float32frombits(binary.LittleEndian.Uint32(p)))
 	case bits == 8:
 		return (float64(p[0]) - 128) / 128
@@ -170,9 +181,11 @@ func sampleAt(p []byte, format, bits int) float64 {
 	}
 }
 
-// resample converts x from rate `from` to rate `to` by linear interpolation;
-// the output has round(len(x)*to/from) samples.
-func resample(x []float64, from, to int) []float64 {
+// resampleLinear converts x from rate `from` to rate `to` by linear
+// interpolation; the output has round(len(x)*to/from) samples. It is what
+// synthesised speech needs (cheap, exact when rates match); recordings for
+// the recognisers go through Resample, which does not alias.
+func resampleLinear(x []float64, from, to int) []float64 {
 	if from == to || len(x) == 0 {
 		return x
 	}
@@ -229,11 +242,10 @@ func WAVHeader(dataBytes int64, rate int) []byte {
 	return h
 }
 
-// EncodeWAV returns a 16-bit mono PCM WAV of samples at rate.
-func EncodeWAV(samples []int16, rate int) []byte {
-	pcm := PCMBytes(samples)
+// EncodeWAV returns a 16-bit mono PCM WAV of s16le pcm at rate.
+func EncodeWAV(pcm []byte, rate int) []byte {
 	return append(WAVHeader(int64(len(pcm)), rate), pcm...)
 }
 
-// maxWAVData is the largest data chunk a RIFF header can describe.
-const maxWAVData = math.MaxUint32 - 36
+// MaxWAVData is the largest data chunk a RIFF header can describe.
+const MaxWAVData = math.MaxUint32 - 36

@@ -49,11 +49,16 @@ func TestDecodeWAV(t *testing.T) {
 	for _, v := range sine(1600, 16000, 440) {
 		f32 = binary.LittleEndian.AppendUint32(f32, math.Float32bits(float32(v)))
 	}
+	f64 := make([]byte, 0, 4*len(s16))
+	for _, v := range sine(1600, 16000, 440) {
+		f64 = binary.LittleEndian.AppendUint64(f64, math.Float64bits(v))
+	}
 	tests := []struct {
 		name    string
 		file    []byte
 		samples int
 	}{
+		{"float64 mono 16k", wav(3, 1, 64, 16000, f64), 1600},
 		{"16-bit mono 16k", wav(1, 1, 16, 16000, s16), 1600},
 		{"16-bit stereo 16k", wav(1, 2, 16, 16000, stereo), 1600},
 		{"float32 mono 16k", wav(3, 1, 32, 16000, f32), 1600},
@@ -91,7 +96,7 @@ func TestResampleKeepsToneAndRemovesAlias(t *testing.T) {
 
 func TestEncodeDecodeRoundTrip(t *testing.T) {
 	pcm := FloatToPCM(sine(320, 16000, 300))
-	got, err := DecodeWAV(EncodeWAV(pcm))
+	got, err := DecodeWAV(EncodeWAV(pcm, Rate))
 	if err != nil || !bytes.Equal(got, pcm) {
 		t.Fatalf("round trip changed the samples (err %v)", err)
 	}

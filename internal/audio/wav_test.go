@@ -1,4 +1,4 @@
-package tts
+package audio
 
 import (
 	"encoding/binary"
@@ -7,7 +7,7 @@ import (
 
 func TestWAVRoundTrip(t *testing.T) {
 	samples := []int16{0, 1000, -1000, 32767, -32768, 5}
-	b := EncodeWAV(samples, 16000)
+	b := EncodeWAV(PCMBytes(samples), 16000)
 	w, err := ParseWAV(b)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestWAVRoundTrip(t *testing.T) {
 
 // Streamed WAVs (espeak-ng --stdout) claim a huge data size.
 func TestParseStreamedWAV(t *testing.T) {
-	b := EncodeWAV(make([]int16, 10), 22050)
+	b := EncodeWAV(make([]byte, 20), 22050)
 	binary.LittleEndian.PutUint32(b[40:], 0x7ffff000)
 	w, err := ParseWAV(b)
 	if err != nil || w.Samples() != 10 {
@@ -49,7 +49,7 @@ func TestResampleFastPathMatches(t *testing.T) {
 		for i, v := range src {
 			x[i] = float64(v) / 32768
 		}
-		slow := toInt16(resample(x, 22050, rate))
+		slow := toInt16(resampleLinear(x, 22050, rate))
 		if len(fast) != len(slow) {
 			t.Fatalf("rate %d: %d vs %d samples", rate, len(fast), len(slow))
 		}
@@ -66,8 +66,8 @@ func TestParseWAVErrors(t *testing.T) {
 		"empty":     nil,
 		"not riff":  []byte("RIFX0000WAVEfmt "),
 		"no data":   EncodeWAV(nil, 8000)[:36],
-		"bad rate":  func() []byte { b := EncodeWAV([]int16{1}, 8000); binary.LittleEndian.PutUint32(b[24:], 1); return b }(),
-		"8 channel": func() []byte { b := EncodeWAV([]int16{1}, 8000); binary.LittleEndian.PutUint16(b[22:], 9); return b }(),
+		"bad rate":  func() []byte { b := EncodeWAV([]byte{1, 0}, 8000); binary.LittleEndian.PutUint32(b[24:], 1); return b }(),
+		"8 channel": func() []byte { b := EncodeWAV([]byte{1, 0}, 8000); binary.LittleEndian.PutUint16(b[22:], 9); return b }(),
 	} {
 		if _, err := ParseWAV(b); err == nil {
 			t.Errorf("%s: parsed", name)
