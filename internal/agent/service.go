@@ -300,7 +300,7 @@ func (s *Service) Upload(ctx context.Context, userID string, in UploadInput) (Fi
 	if !validID.MatchString(userID) {
 		return File{}, apperr.Internal(fmt.Errorf("agent upload: unexpected user id %q", userID))
 	}
-	doc, err := doctext.Extract(in.Data, in.FileName, doctext.Options{})
+	doc, err := doctext.Extract(ctx, in.Data, in.FileName, doctext.Options{})
 	if err != nil {
 		return File{}, err
 	}

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/flate"
 	"compress/zlib"
+	"context"
 	"errors"
 	"fmt"
 	"strings"
@@ -34,7 +35,7 @@ func MustUnprocessable(tb testing.TB, err error, want string) {
 // MustExtract extracts data and fails tb on error.
 func MustExtract(tb testing.TB, data []byte, filename string, opts doctext.Options) doctext.Document {
 	tb.Helper()
-	doc, err := doctext.Extract(data, filename, opts)
+	doc, err := doctext.Extract(context.Background(), data, filename, opts)
 	if err != nil {
 		tb.Fatalf("Extract(%q): %v", filename, err)
 	}
@@ -74,7 +75,10 @@ func TestSniff(t *testing.T) {
 		{"md", []byte("# Title"), "README.md", doctext.KindMD, doctext.MIMEMD, ""},
 		{"markdown upper case", []byte("# Title"), "CV.MARKDOWN", doctext.KindMD, doctext.MIMEMD, ""},
 		{"utf-8 with BOM", []byte("\xEF\xBB\xBFhello"), "a.txt", doctext.KindTXT, doctext.MIMETXT, ""},
-		{"png named pdf", pngHeader, "cv.pdf", "", "", "unsupported file type"},
+		{"png named pdf", pngHeader, "cv.pdf", doctext.KindPNG, doctext.MIMEPNG, ""},
+		{"jpeg", []byte("\xFF\xD8\xFF\xE0\x00\x10JFIF\x00"), "photo", doctext.KindJPEG, doctext.MIMEJPEG, ""},
+		{"webp named txt", []byte("RIFF\x10\x00\x00\x00WEBPVP8 "), "cv.txt", doctext.KindWEBP, doctext.MIMEWEBP, ""},
+		{"binary named pdf", []byte{0x00, 0x01, 0xFE, 0x42, 0x00}, "cv.pdf", "", "", "this is not a PDF"},
 		{"binary named txt", []byte{0x00, 0x01, 0xFE, 0x42, 0x00}, "cv.txt", "", "", "unsupported file type"},
 		{"utf-16 named txt", []byte("\xFF\xFEh\x00i\x00"), "cv.txt", "", "", "unsupported file type"},
 		{"latin-1 text", []byte("caf\xE9"), "cv.txt", "", "", "not valid UTF-8"},
@@ -335,7 +339,7 @@ func TestExtractZipBomb(t *testing.T) {
 			if len(data) > 1<<20 {
 				t.Fatalf("bomb is %d bytes; the test wants a small one", len(data))
 			}
-			_, err := doctext.Extract(data, "bomb.docx", doctext.Options{})
+			_, err := doctext.Extract(context.Background(), data, "bomb.docx", doctext.Options{})
 			MustUnprocessable(t, err, tt.want)
 		})
 	}
@@ -343,7 +347,7 @@ func TestExtractZipBomb(t *testing.T) {
 
 func TestExtractDOCXDeepXML(t *testing.T) {
 	body := strings.Repeat("<w:x>", 10_000) + strings.Repeat("</w:x>", 10_000)
-	_, err := doctext.Extract(doctexttest.DOCXBody(t, body), "deep.docx", doctext.Options{})
+	_, err := doctext.Extract(context.Background(), doctexttest.DOCXBody(t, body), "deep.docx", doctext.Options{})
 	MustUnprocessable(t, err, "could not be read")
 }
 
@@ -382,7 +386,7 @@ func TestExtractBadPDF(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := doctext.Extract(tt.data, "cv.pdf", doctext.Options{})
+			_, err := doctext.Extract(context.Background(), tt.data, "cv.pdf", doctext.Options{})
 			MustUnprocessable(t, err, tt.want)
 		})
 	}
@@ -429,7 +433,7 @@ func TestExtractPDFBombs(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := doctext.Extract(tt.data, "bomb.pdf", doctext.Options{})
+			_, err := doctext.Extract(context.Background(), tt.data, "bomb.pdf", doctext.Options{})
 			MustUnprocessable(t, err, "the PDF could not be read")
 		})
 	}
@@ -466,7 +470,7 @@ func TestExtractAllowed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := doctext.Extract(tt.data, "cv.docx", tt.opts)
+			_, err := doctext.Extract(context.Background(), tt.data, "cv.docx", tt.opts)
 			MustUnprocessable(t, err, tt.want)
 		})
 	}
@@ -493,7 +497,7 @@ func TestSanitizeName(t *testing.T) {
 }
 
 func TestErrorNamesSanitisedFile(t *testing.T) {
-	_, err := doctext.Extract(pngHeader, "../../secret/\x1bphoto.png", doctext.Options{})
+	_, err := doctext.Extract(context.Background(), pngHeader, "../../secret/\x1bphoto.png", doctext.Options{})
 	MustUnprocessable(t, err, `"photo.png": unsupported file type`)
 	if e := apperr.As(err); strings.Contains(e.Message, "secret") {
 		t.Errorf("message %q leaks the path", e.Message)

@@ -1,6 +1,7 @@
 package doctext_test
 
 import (
+	"context"
 	"testing"
 	"unicode/utf8"
 
@@ -21,7 +22,7 @@ func FuzzExtract(f *testing.F) {
 
 	opts := doctext.Options{MaxChars: 1000, MaxPages: 5}
 	f.Fuzz(func(t *testing.T, data []byte, filename string) {
-		doc, err := doctext.Extract(data, filename, opts)
+		doc, err := doctext.Extract(context.Background(), data, filename, opts)
 		if err != nil {
 			if !apperr.Is(err, apperr.KindUnprocessable) {
 				t.Fatalf("err = %v (%T), want a KindUnprocessable *apperr.Error", err, err)
@@ -68,7 +69,7 @@ func FuzzExtractPDFObjects(f *testing.F) {
 			font, cidFont,
 			doctexttest.Stream(cmap),
 		)
-		_, err := doctext.Extract(data, "cv.pdf", opts)
+		_, err := doctext.Extract(context.Background(), data, "cv.pdf", opts)
 		if err != nil && !apperr.Is(err, apperr.KindUnprocessable) {
 			t.Fatalf("err = %v (%T), want a KindUnprocessable *apperr.Error", err, err)
 		}

@@ -73,7 +73,20 @@ type Config struct {
 	// StaleAfter is how long an EVALUATING or RESUME_UPLOADING phase may be
 	// held before another request may take it (its instance died).
 	StaleAfter time.Duration
+	// OCR reads photographed and scanned resumes; nil means none are read.
+	OCR *doctext.OCR
+	// MinChars is the fewest characters a resume must yield; zero means
+	// DefaultResumeMinChars, negative turns the check off.
+	MinChars int
 }
+
+// DefaultResumeMinChars is the fewest characters read from a resume for an
+// interview about it (doctext.min-chars).
+const DefaultResumeMinChars = 200
+
+// resumeKinds are the uploads read as a resume.
+var resumeKinds = []doctext.Kind{doctext.KindPDF, doctext.KindTXT, doctext.KindMD,
+	doctext.KindJPEG, doctext.KindPNG, doctext.KindWEBP}
 
 // Service implements the interview use cases.
 type Service struct {
@@ -89,6 +102,9 @@ type Service struct {
 func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*Service, error) {
 	if cfg.QuestionCount == 0 {
 		cfg.QuestionCount = DefaultQuestions
+	}
+	if cfg.MinChars == 0 {
+		cfg.MinChars = DefaultResumeMinChars
 	}
 	if cfg.MaxFollowUp == 0 {
 		cfg.MaxFollowUp = 1
@@ -169,7 +185,8 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	if err != nil {
 		return UploadResult{}, err
 	}
-	doc, err := doctext.Extract(data, filename, doctext.Options{Allowed: []doctext.Kind{doctext.KindPDF, doctext.KindTXT, doctext.KindMD}})
+	doc, err := doctext.Extract(ctx, data, filename, doctext.Options{Allowed: resumeKinds,
+		MinChars: max(s.cfg.MinChars, 0), OCR: s.cfg.OCR})
 	if err != nil {
 		return UploadResult{}, err
 	}
