@@ -158,6 +158,10 @@ type textStats struct {
 	nonSpace int // runes that are not white space
 	good     int // letters (any script, CJK included) and digits
 	bad      int // U+FFFD, private use, control (other than white space), unassigned
+	latin    int // Latin letters, ASCII and U+00C0-U+024F
+	vowels   int // ASCII vowels (a e i o u y, either case)
+	upper    int // ASCII capitals
+	accented int // Latin letters outside ASCII
 }
 
 func measure(s string) textStats {
@@ -168,6 +172,19 @@ func measure(s string) textStats {
 			continue
 		case unicode.IsLetter(r) || unicode.IsDigit(r):
 			st.good++
+			switch {
+			case r < 0x80 && unicode.IsLetter(r):
+				st.latin++
+				if r <= 'Z' {
+					st.upper++
+				}
+				if strings.ContainsRune("aeiouyAEIOUY", r) {
+					st.vowels++
+				}
+			case r >= 0xC0 && r <= 0x24F && unicode.IsLetter(r):
+				st.latin++
+				st.accented++
+			}
 		case r == utf8.RuneError || unicode.Is(unicode.Co, r) || unicode.IsControl(r) || !unicode.In(r, unicode.L, unicode.M, unicode.N, unicode.P, unicode.S, unicode.Z):
 			st.bad++
 		}
@@ -184,11 +201,30 @@ const (
 	maxBadRatio  = 0.1
 )
 
+// Latin text decoded with a font's own glyph codes instead of its Unicode
+// map looks like letters but is not words: "&NJMZ$BSUFS" for "Emily Carter"
+// (few vowels), "NãlE|t ²æ" (mostly accented letters). English has about 38 %
+// vowels among letters, technical acronyms pull it down to about 25 %;
+// French or German use a few percent accented letters. Shifted codes also
+// turn lower case into capitals: "&NJMZ" for "Emily", where prose, even with
+// acronyms and headings, is mostly lower case.
+const (
+	minLatinSample   = 40
+	minVowelRatio    = 0.18
+	maxAccentedRatio = 0.25
+	maxUpperRatio    = 0.8
+)
+
 func (s textStats) garbage() bool {
 	if s.nonSpace == 0 {
 		return false
 	}
-	return float64(s.good) < minGoodRatio*float64(s.nonSpace) || float64(s.bad) > maxBadRatio*float64(s.nonSpace)
+	if float64(s.good) < minGoodRatio*float64(s.nonSpace) || float64(s.bad) > maxBadRatio*float64(s.nonSpace) {
+		return true
+	}
+	return s.latin >= minLatinSample &&
+		(float64(s.vowels) < minVowelRatio*float64(s.latin) || float64(s.accented) > maxAccentedRatio*float64(s.latin) ||
+			float64(s.upper) > maxUpperRatio*float64(s.latin))
 }
 
 // checkQuality rejects text too short to be what the caller needs (under
@@ -212,8 +248,8 @@ func checkQuality(doc Document, name, filename string, minChars int) error {
 			notPDF, doc.Chars, from, minChars, advice)
 	}
 	if (minChars > 0 || doc.Kind == KindPDF || isImage(doc.Kind)) && st.garbage() {
-		return unprocessable("%swe could read %d characters %s, but only %d of them are letters or digits; the rest is unreadable: %s",
-			notPDF, doc.Chars, from, st.good, advice)
+		return unprocessable("%swe could read only garbled text %s (%d characters, %d of them letters or digits, that do not form words; its fonts could not be decoded): %s",
+			notPDF, from, doc.Chars, st.good, advice)
 	}
 	return nil
 }
