@@ -222,7 +222,9 @@ func (s textStats) garbage() bool {
 	if float64(s.good) < minGoodRatio*float64(s.nonSpace) || float64(s.bad) > maxBadRatio*float64(s.nonSpace) {
 		return true
 	}
-	return s.latin >= minLatinSample &&
+	// Only where Latin letters make most of the text: in Chinese text the
+	// few Latin words are names and acronyms (SQL, gRPC, ms).
+	return s.latin >= minLatinSample && 2*s.latin >= s.good &&
 		(float64(s.vowels) < minVowelRatio*float64(s.latin) || float64(s.accented) > maxAccentedRatio*float64(s.latin) ||
 			float64(s.upper) > maxUpperRatio*float64(s.latin))
 }
