@@ -25,6 +25,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
+	"github.com/xunzhi-ai/aimeeting/internal/doctext"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/interview/offline"
@@ -125,8 +126,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	a.closers = append(a.closers, a.flights.Close)
 
 	offline.Register(a.offline)
+	ocr, err := doctext.NewOCR(doctext.OCRConfig{Mode: cfg.Doctext.OCR.Mode(), MaxPages: cfg.Doctext.OCR.MaxPages,
+		Timeout: cfg.Doctext.OCR.Timeout, Concurrency: cfg.Doctext.OCR.Concurrency, Languages: cfg.Doctext.OCR.Languages})
+	if err != nil {
+		return nil, err
+	}
+	if ocr.CanReadPDF() {
+		log.Info("OCR on for photographed and scanned resumes", "languages", ocr.Languages())
+	} else {
+		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
+	}
 	interviews, err := interview.NewService(interview.NewGormStore(a.db), a.invoker, a.aiConfigs.Default().Provider,
-		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes")})
+		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), OCR: ocr, MinChars: cfg.Doctext.MinChars})
 	if err != nil {
 		return nil, err
 	}

@@ -166,6 +166,17 @@ type UploadResult struct {
 	ResponseTime    int64             `json:"responseTime"`
 	IsSuccess       bool              `json:"isSuccess"`
 	Offline         bool              `json:"offline"`
+	// Read says what was read from the uploaded file.
+	Read ReadInfo `json:"read"`
+}
+
+// ReadInfo says how much text was read from a resume, and how.
+type ReadInfo struct {
+	Kind     string `json:"kind"`     // pdf, txt, md, jpeg, png, webp
+	Chars    int    `json:"chars"`    // characters of text read
+	Source   string `json:"source"`   // text, ocr or mixed
+	Pages    int    `json:"pages"`    // PDF pages (0 for other kinds)
+	OCRPages int    `json:"ocrPages"` // pages or images read by OCR
 }
 
 func invalidState(format string, args ...any) error {
@@ -206,7 +217,8 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	}
 	target := ResolveTarget(confirmedTarget, profile)
 	res := UploadResult{SessionID: sess.ID, Questions: map[string]string{}, Suggestions: map[string]string{},
-		InterviewType: questions.InterviewType, Target: target, IsSuccess: true, Offline: s.provider.Offline()}
+		InterviewType: questions.InterviewType, Target: target, IsSuccess: true, Offline: s.provider.Offline(),
+		Read: ReadInfo{Kind: string(doc.Kind), Chars: doc.Chars, Source: doc.Source, Pages: doc.Pages, OCRPages: doc.OCRPages}}
 	if res.InterviewType == "" {
 		res.InterviewType = target
 	}

@@ -121,12 +121,12 @@ async function sessionView(root, sid, onCleanup) {
 
 function uploadStep(root, sid, onCleanup) {
   const alert = alertBox();
-  const file = h('input', { type: 'file', name: 'resumePdf', accept: '.pdf,.txt,.md,application/pdf,text/plain,text/markdown', required: true });
+  const file = h('input', { type: 'file', name: 'resumePdf', accept: '.pdf,.txt,.md,.jpg,.jpeg,.png,.webp,application/pdf,text/plain,text/markdown,image/jpeg,image/png,image/webp', required: true });
   const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: 'e.g. backend engineer' });
   const submit = h('button.btn.btn-primary', { type: 'submit' }, 'Upload and prepare questions');
   const result = h('div', { 'aria-live': 'polite' });
   const form = h('form.stack',
-    field('Resume (PDF, TXT or MD, up to 20 MB)', file).wrap,
+    field('Resume (PDF, TXT or MD, or a photo or scan as JPEG, PNG or WebP; up to 20 MB)', file).wrap,
     field('Target role (optional)', target, 'Leave empty to let the interviewer infer it from your resume.').wrap,
     alert.el, h('div.row', submit));
   form.addEventListener('submit', async (ev) => {
@@ -148,6 +148,7 @@ function uploadStep(root, sid, onCleanup) {
           h('dl.facts',
             h('dt', 'Direction'), h('dd', d.target || d.interviewType || '—'),
             h('dt', 'Resume score'), h('dd', scoreText(d.resumeScore)),
+            d.read ? h('dt', 'Read from your file') : null, d.read ? h('dd', readText(d.read)) : null,
             h('dt', 'Questions'), h('dd', String(d.questionCount))),
           suggestionsList(d.suggestions),
           begin));
@@ -159,6 +160,17 @@ function uploadStep(root, sid, onCleanup) {
   clear(root, h('section.card', h('h1', 'Upload your resume'),
     h('p.muted', 'The interviewer reads it and prepares 5 to 8 questions about your experience.'), form), result);
   file.focus();
+}
+
+/** Says how much was read from the resume and how: "1,234 characters from the text layer of 2 pages". */
+function readText(r) {
+  const chars = `${Number(r.chars).toLocaleString()} characters`;
+  const pages = r.pages ? ` of ${r.pages} page${r.pages === 1 ? '' : 's'}` : '';
+  switch (r.source) {
+    case 'ocr': return `${chars} by OCR (scanned or photographed${pages})`;
+    case 'mixed': return `${chars}: text layer${pages}, ${r.ocrPages} scanned page${r.ocrPages === 1 ? '' : 's'} by OCR`;
+    default: return r.pages ? `${chars} from the text layer${pages}` : `${chars} of text`;
+  }
 }
 
 function suggestionsList(sugg) {
