@@ -3,6 +3,7 @@ package doctext_test
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"image"
 	"image/jpeg"
 	"image/png"
@@ -227,4 +228,42 @@ func TestOCR(t *testing.T) {
 
 func jpegEncode(w *bytes.Buffer, img image.Image) error {
 	return jpeg.Encode(w, img, &jpeg.Options{Quality: 80})
+}
+
+func TestOCRMixedPDF(t *testing.T) {
+	ocr := MustOCR(t, doctext.OCRConfig{MaxPages: 1})
+	textLines := []string{"Emily Carter - Senior Software Engineer", "Go, Python, Kafka, Kubernetes and PostgreSQL in production."}
+	scanLines := []string{"Northwind Payments, Senior Software Engineer, 2020 - Present",
+		"Led the migration of the ledger service to Go.", "Cut p99 latency from 480 ms to 95 ms."}
+	photo := doctexttest.Photo(t, scanLines...)
+	img, err := jpeg.DecodeConfig(bytes.NewReader(photo))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Page 1 has a text layer, pages 2 and 3 are the same scan: with
+	// MaxPages 1 only page 2 is read by OCR.
+	scanPage := func(content int) string {
+		return fmt.Sprintf("<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /XObject << /Im0 6 0 R >> >> /Contents %d 0 R >>", content)
+	}
+	data := doctexttest.PDFObjects(t,
+		"<< /Type /Catalog /Pages 2 0 R >>",
+		"<< /Type /Pages /Kids [4 0 R 7 0 R 9 0 R] /Count 3 >>",
+		"<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica /Encoding /WinAnsiEncoding >>",
+		"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 612 792] /Resources << /Font << /F1 3 0 R >> >> /Contents 5 0 R >>",
+		doctexttest.Stream("BT /F1 12 Tf 72 720 Td ("+textLines[0]+") Tj 0 -14 Td ("+textLines[1]+") Tj ET"),
+		fmt.Sprintf("<< /Type /XObject /Subtype /Image /Width %d /Height %d /ColorSpace /DeviceGray /BitsPerComponent 8 /Filter /DCTDecode /Length %d >>\nstream\n%s\nendstream",
+			img.Width, img.Height, len(photo), photo),
+		scanPage(8), doctexttest.Stream("q 612 0 0 792 0 0 cm /Im0 Do Q"),
+		scanPage(10), doctexttest.Stream("q 612 0 0 792 0 0 cm /Im0 Do Q"),
+	)
+	doc, err := doctext.Extract(context.Background(), data, "mixed.pdf", doctext.Options{OCR: ocr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.Source != doctext.SourceMixed || doc.OCRPages != 1 || doc.Pages != 3 || !doc.Truncated {
+		t.Errorf("Source, OCRPages, Pages, Truncated = %q, %d, %d, %v; want mixed, 1, 3, true", doc.Source, doc.OCRPages, doc.Pages, doc.Truncated)
+	}
+	if acc := Accuracy(strings.Join(append(textLines, scanLines...), "\n"), doc.Text, "en"); acc < barScanEN {
+		t.Errorf("accuracy %.3f < %.2f; text:\n%s", acc, barScanEN, doc.Text)
+	}
 }

@@ -100,9 +100,16 @@ func Generate(ctx context.Context, dir string) ([]File, []Missing, error) {
 				if err != nil {
 					return nil, nil, err
 				}
-				err = p.make(ctx, r, work, outOrBase(out, in))
+				// Written aside and renamed, so a failed run leaves no
+				// partial file for the next run to take as made.
+				part := out + ".part"
+				err = p.make(ctx, r, work, outOrBase(part, in))
 				os.RemoveAll(work)
+				if err == nil {
+					err = os.Rename(part, out)
+				}
 				if err != nil {
+					os.Remove(part)
 					return nil, nil, fmt.Errorf("%s: %w", name, err)
 				}
 			}
