@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # AI-Meeting Go: one static binary on Debian with the local speech (PocketSphinx)
-# and TTS (espeak-ng, lame) engines. Build: docker build -t aimeeting .
+# and TTS (espeak-ng, lame) engines, and OCR for scanned resumes (tesseract,
+# poppler-utils; the corpus producers of scripts/ocr-deps.sh are test-only).
+# Build: docker build -t aimeeting .
 # Run: docker run -p 8080:8080 -v aimeeting-data:/data aimeeting
 
 FROM golang:1.26-bookworm AS build
@@ -16,6 +18,7 @@ RUN --mount=type=cache,target=/go/pkg/mod --mount=type=cache,target=/root/.cache
 FROM debian:bookworm-slim
 RUN apt-get update \
     && apt-get install -y --no-install-recommends ca-certificates tzdata espeak-ng pocketsphinx pocketsphinx-en-us lame \
+       poppler-utils tesseract-ocr tesseract-ocr-eng tesseract-ocr-chi-sim \
     && rm -rf /var/lib/apt/lists/* \
     && useradd --system --uid 10001 --home-dir /data --shell /usr/sbin/nologin aimeeting \
     && mkdir -p /data && chown aimeeting:aimeeting /data

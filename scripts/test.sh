@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The whole test suite. Starts (installing with apt-get when missing) what
 # the tests need: MariaDB, Redis, a Redis Cluster, the speech engines
-# (pocketsphinx, espeak-ng), lame, chromium and the browser test packages.
+# (pocketsphinx, espeak-ng), lame, chromium, the browser test packages and
+# the OCR and PDF tools of the resume corpus (ocr-deps.sh).
 # Then: gofmt, go vet, staticcheck, go test -race, every fuzz target for a
 # bounded time, and the browser tests. Under CI=true a test whose service is
 # missing fails instead of skipping.
@@ -9,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/services.sh
-for deps in speech-deps tts-deps browser-deps pdf-deps; do
+for deps in speech-deps tts-deps browser-deps pdf-deps ocr-deps; do
 	if [ -f "scripts/$deps.sh" ]; then bash "scripts/$deps.sh"; fi
 done
 

@@ -198,7 +198,9 @@ func TestAuthorizationMatrix(t *testing.T) {
 		return id
 	}
 	sid := create(owner, "POST", "/interview/sessions", nil, "sessionId")
-	resume := fileBody("resumePdf", "resume.txt", []byte("Backend engineer. Go, MySQL, Redis.\n"), nil)
+	resume := fileBody("resumePdf", "resume.txt", []byte("Backend engineer. Go, MySQL, Redis.\n"+
+		"Five years in a product team: owned features from design to release, wrote tests and runbooks, "+
+		"and mentored two junior engineers (a resume needs doctext.min-chars, 200).\n"), nil)
 	if st := m.call(owner, "POST", api+"/interview/sessions/"+sid+"/interview-questions", resume); st != 200 {
 		t.Fatalf("owner upload: %d", st)
 	}

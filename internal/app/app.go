@@ -27,6 +27,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
+	"github.com/xunzhi-ai/aimeeting/internal/doctext"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/interview/offline"
@@ -104,8 +105,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 		return nil, err
 	}
 	a.closers = append(a.closers, flights.Close)
+	ocr, err := doctext.NewOCR(doctext.OCRConfig{Mode: cfg.Doctext.OCR.Mode(), MaxPages: cfg.Doctext.OCR.MaxPages,
+		Timeout: cfg.Doctext.OCR.Timeout, Concurrency: cfg.Doctext.OCR.Concurrency, Languages: cfg.Doctext.OCR.Languages})
+	if err != nil {
+		return nil, err
+	}
+	if ocr.CanReadPDF() {
+		log.Info("OCR on for photographed and scanned resumes", "languages", ocr.Languages())
+	} else {
+		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
+	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
-		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log})
+		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars})
 	if err != nil {
 		return nil, err
 	}

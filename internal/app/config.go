@@ -24,6 +24,37 @@ type Config struct {
 	Agents   AgentsConfig   `mapstructure:"agent"`
 	Speech   SpeechConfig   `mapstructure:"speech"`
 	TTS      TTSConfig      `mapstructure:"tts"`
+	Doctext  DoctextConfig  `mapstructure:"doctext"`
+}
+
+// DoctextConfig tunes how uploaded resumes are read.
+type DoctextConfig struct {
+	// MinChars is the fewest characters a resume must yield (-1: no check).
+	MinChars int       `mapstructure:"min-chars"`
+	OCR      OCRConfig `mapstructure:"ocr"`
+}
+
+// OCRConfig bounds reading photos and scanned PDFs with tesseract.
+type OCRConfig struct {
+	Enabled     string        `mapstructure:"enabled"`
+	MaxPages    int           `mapstructure:"max-pages"`
+	Timeout     time.Duration `mapstructure:"timeout"`
+	Concurrency int           `mapstructure:"concurrency"`
+	Languages   string        `mapstructure:"languages"`
+}
+
+// Mode returns Enabled as auto, true or false ("1" and "0", as a YAML
+// boolean may decode, count as true and false); "" when invalid.
+func (c OCRConfig) Mode() string {
+	switch strings.ToLower(strings.TrimSpace(c.Enabled)) {
+	case "", "auto":
+		return "auto"
+	case "true", "1", "on", "yes":
+		return "true"
+	case "false", "0", "off", "no":
+		return "false"
+	}
+	return ""
 }
 
 // ChatConfig tunes AI chat.
@@ -294,6 +325,15 @@ func (c *Config) Validate() error {
 	}
 	if c.Auth.BcryptCost < 4 || c.Auth.BcryptCost > 31 {
 		bad("auth.bcrypt-cost", "must be 4..31, got %d", c.Auth.BcryptCost)
+	}
+	if c.Doctext.OCR.Mode() == "" {
+		bad("doctext.ocr.enabled", "must be auto, true or false, got %q", c.Doctext.OCR.Enabled)
+	}
+	if c.Doctext.OCR.MaxPages < 1 || c.Doctext.OCR.Concurrency < 1 || c.Doctext.OCR.Timeout <= 0 {
+		bad("doctext.ocr", "max-pages and concurrency must be at least 1 and timeout positive")
+	}
+	if c.Doctext.MinChars < -1 {
+		bad("doctext.min-chars", "must be -1 (no check) or more, got %d", c.Doctext.MinChars)
 	}
 	switch c.AI.ResolvedProvider() {
 	case "offline":

@@ -1,6 +1,7 @@
 // Package doctext extracts plain text from uploaded documents: PDF, DOCX,
-// plain text and Markdown. It is used by resume upload and by the agent's file
-// upload.
+// plain text and Markdown, and (with an OCR value) photos and scans as JPEG,
+// PNG or WebP and the scanned pages of PDFs. It is used by resume upload and
+// by the agent's file upload.
 //
 // The type of a file is decided by its content, never by its name alone: a PNG
 // renamed to resume.pdf is rejected. The file name only tells Markdown from
@@ -35,6 +36,9 @@ const (
 	KindDOCX Kind = "docx"
 	KindTXT  Kind = "txt"
 	KindMD   Kind = "md"
+	KindJPEG Kind = "jpeg"
+	KindPNG  Kind = "png"
+	KindWEBP Kind = "webp"
 )
 
 // MIME types reported for each kind.
@@ -43,6 +47,9 @@ const (
 	MIMEDOCX = "application/vnd.openxmlformats-officedocument.wordprocessingml.document"
 	MIMETXT  = "text/plain; charset=utf-8"
 	MIMEMD   = "text/markdown; charset=utf-8"
+	MIMEJPEG = "image/jpeg"
+	MIMEPNG  = "image/png"
+	MIMEWEBP = "image/webp"
 )
 
 // Default limits used when Options leaves them zero.
@@ -54,8 +61,13 @@ const (
 // maxNameLen bounds the file name quoted in error messages, in runes.
 const maxNameLen = 100
 
-// AllKinds lists every supported kind; it is the default of Options.Allowed.
+// AllKinds lists the document kinds; it is the default of Options.Allowed.
+// Images are not in it: a caller that reads them by OCR opts in with
+// ImageKinds (and Options.OCR).
 var AllKinds = []Kind{KindPDF, KindDOCX, KindTXT, KindMD}
+
+// ImageKinds lists the image kinds, read by OCR.
+var ImageKinds = []Kind{KindJPEG, KindPNG, KindWEBP}
 
 // Document is the text extracted from an uploaded file.
 type Document struct {
@@ -68,10 +80,17 @@ type Document struct {
 	// other kinds.
 	Pages int
 	// Truncated reports that Text stops early because the document exceeded
-	// Options.MaxChars or Options.MaxPages.
+	// Options.MaxChars, Options.MaxPages or the OCR page limit.
 	Truncated bool
-	// Reader says what read a PDF's text: ReaderPdftotext or ReaderGo; ""
-	// for other kinds.
+	// Source says where Text came from: SourceText, SourceOCR or
+	// SourceMixed.
+	Source string
+	// OCRPages is how many pages (or images) were read by OCR.
+	OCRPages int
+	// Chars is the length of Text in runes.
+	Chars int
+	// Reader names the PDF text-layer reader used: "pdftotext" or "go";
+	// empty for other kinds.
 	Reader string
 }
 
@@ -85,6 +104,12 @@ type Options struct {
 	MaxChars int
 	// MaxPages is the most PDF pages read; zero means DefaultMaxPages.
 	MaxPages int
+	// MinChars rejects text shorter than this many runes, and text that is
+	// mostly not letters or digits, as unreadable; zero turns the length
+	// check off (the garbage check still applies to PDFs and images).
+	MinChars int
+	// OCR reads images and the scanned pages of PDFs; nil means no OCR.
+	OCR *OCR
 	// PureGo reads PDFs with the Go reader only, even when pdftotext is
 	// installed.
 	PureGo bool
@@ -148,6 +173,9 @@ func (r sniffResult) err(name string, allowed []Kind) *apperr.Error {
 			return notUTF8(name)
 		}
 	}
+	if strings.HasSuffix(strings.ToLower(name), ".pdf") {
+		return notPDF(name, "", allowed)
+	}
 	return unsupported(name, allowed)
 }
 
@@ -155,6 +183,9 @@ func sniff(data []byte, filename string) (Kind, string, sniffResult) {
 	switch {
 	case len(data) == 0:
 		return "", "", sniffEmpty
+	case isImageData(data):
+		kind, mime, _ := sniffImage(data)
+		return kind, mime, sniffOK
 	case bytes.HasPrefix(data, pdfMagic):
 		return KindPDF, MIMEPDF, sniffOK
 	case bytes.HasPrefix(data, zipMagic):
@@ -175,11 +206,12 @@ func sniff(data []byte, filename string) (Kind, string, sniffResult) {
 }
 
 // Extract sniffs data (see Sniff), checks that its kind is in opts.Allowed and
-// returns its text, bounded by opts. A PDF is read with the pure-Go reader,
-// and with poppler's pdftotext, when installed, if that finds no text.
-// Every error is an *apperr.Error of kind apperr.KindUnprocessable, including
-// a document with no text and a PDF still being read when ctx is done (that
-// error wraps ctx.Err()).
+// returns its text, bounded by opts and ctx. A PDF is read with the pure-Go
+// reader, and with poppler's pdftotext, when installed, if that finds no
+// text; images and the scanned pages of PDFs are read by opts.OCR. Every
+// error is an *apperr.Error of kind apperr.KindUnprocessable, including a
+// document with no text or too little (see Options.MinChars) and a document
+// still being read when ctx is done (that error wraps ctx.Err()).
 func Extract(ctx context.Context, data []byte, filename string, opts Options) (doc Document, err error) {
 	opts = opts.withDefaults()
 	name := SanitizeName(filename)
@@ -188,6 +220,9 @@ func Extract(ctx context.Context, data []byte, filename string, opts Options) (d
 		return Document{}, r.err(name, opts.Allowed)
 	}
 	if !opts.allows(kind) {
+		if kind != KindPDF && strings.HasSuffix(strings.ToLower(name), ".pdf") {
+			return Document{}, notPDF(name, kind, opts.Allowed)
+		}
 		return Document{}, unsupported(name, opts.Allowed)
 	}
 
@@ -200,12 +235,12 @@ func Extract(ctx context.Context, data []byte, filename string, opts Options) (d
 		}
 	}()
 
-	doc = Document{Kind: kind, MIME: mime}
+	doc = Document{Kind: kind, MIME: mime, Source: SourceText}
 	switch kind {
 	case KindPDF:
-		var pages []string
-		pages, doc.Pages, doc.Truncated, doc.Reader, err = extractPDF(ctx, data, name, opts)
-		doc.Text = normalize(strings.Join(pages, "\n\n"), true)
+		err = readPDF(ctx, data, name, opts, &doc)
+	case KindJPEG, KindPNG, KindWEBP:
+		err = readImage(ctx, data, name, opts, &doc)
 	case KindDOCX:
 		doc.Text, err = extractDOCX(data, name)
 		doc.Text = normalize(doc.Text, false)
@@ -221,6 +256,10 @@ func Extract(ctx context.Context, data []byte, filename string, opts Options) (d
 	var cut bool
 	doc.Text, cut = truncate(doc.Text, opts.MaxChars)
 	doc.Truncated = doc.Truncated || cut
+	doc.Chars = utf8.RuneCountInString(doc.Text)
+	if err := checkQuality(doc, name, filename, opts.MinChars); err != nil {
+		return Document{}, err
+	}
 	return doc, nil
 }
 
@@ -344,6 +383,13 @@ func prefix(name string) string {
 
 func unsupported(name string, allowed []Kind) *apperr.Error {
 	return unprocessable("%sunsupported file type: upload a %s file", prefix(name), listKinds(allowed))
+}
+
+// notPDF is the error for a file named .pdf whose bytes are something else
+// the caller does not accept.
+func notPDF(name string, kind Kind, allowed []Kind) *apperr.Error {
+	return unprocessable("%sthis is not a PDF (its content is %s): export your resume again as a PDF, or upload a %s file",
+		prefix(name), describeKind(kind), listKinds(allowed))
 }
 
 func notUTF8(name string) *apperr.Error {

@@ -21,7 +21,7 @@ func ExampleExtract() {
 	fmt.Println(apperr.KindOf(err) == apperr.KindUnprocessable, apperr.As(err).Message)
 	// Output:
 	// txt text/plain; charset=utf-8 "Jane Doe\nGo engineer\n" <nil>
-	// true "photo.pdf": unsupported file type: upload a PDF, TXT or MD file
+	// true "photo.pdf": this is not a PDF (its content is an image): export your resume again as a PDF, or upload a PDF, TXT or MD file
 }
 
 func ExampleSniff() {

@@ -9,7 +9,6 @@ import (
 	"strings"
 	"testing"
 	"time"
-	"unicode"
 
 	"github.com/xunzhi-ai/aimeeting/internal/doctext"
 )
@@ -74,7 +73,7 @@ func TestPDFCorpus(t *testing.T) {
 				if doc.Reader != r.name {
 					t.Errorf("Reader = %q, want %q", doc.Reader, r.name)
 				}
-				acc := Accuracy(doc.Text, string(src), cjk)
+				acc := Accuracy(string(src), doc.Text, map[bool]string{true: "zh", false: "en"}[cjk])
 				perPage := elapsed.Seconds() / float64(max(doc.Pages, 1))
 				table.WriteString(padRight(filepath.Base(file), 30) + padRight(r.name, 11) +
 					padRight(formatPct(acc), 10) + formatSec(perPage) + "\n")
@@ -92,49 +91,6 @@ func TestPDFCorpus(t *testing.T) {
 		}
 	}
 	t.Log(table.String())
-}
-
-// Accuracy is 1 - levenshtein(got, want)/len(want) over runes, after
-// normalising whitespace: removed entirely for CJK text, collapsed to one
-// space otherwise.
-func Accuracy(got, want string, cjk bool) float64 {
-	g, w := []rune(normalizeWS(got, cjk)), []rune(normalizeWS(want, cjk))
-	if len(w) == 0 {
-		return 0
-	}
-	return 1 - float64(levenshtein(g, w))/float64(len(w))
-}
-
-func normalizeWS(s string, cjk bool) string {
-	if cjk {
-		return strings.Map(func(r rune) rune {
-			if unicode.IsSpace(r) {
-				return -1
-			}
-			return r
-		}, s)
-	}
-	return strings.Join(strings.Fields(s), " ")
-}
-
-func levenshtein(a, b []rune) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }
 
 func padRight(s string, n int) string {

@@ -32,19 +32,26 @@ var pdftotextPath = sync.OnceValue(func() string {
 // errOutputFull stops reading pdftotext's output once it is long enough.
 var errOutputFull = errors.New("doctext: pdftotext output limit reached")
 
-// limitedBuffer keeps at most n bytes and then fails the write, which makes
-// exec close the pipe: pdftotext stops on the broken pipe. The buffer is a
-// field, not embedded, so that io.Copy cannot bypass Write with ReadFrom.
+// limitedBuffer keeps at most n bytes of a child process's output, so a
+// runaway program cannot fill memory. Past n it fails the write, which
+// makes exec close the pipe (pdftotext stops on the broken pipe), or with
+// discard set it drops the rest silently (stderr, whose length must not
+// fail the program). The buffer is a field, not embedded, so that io.Copy
+// cannot bypass Write with ReadFrom.
 type limitedBuffer struct {
-	buf  bytes.Buffer
-	n    int
-	full bool // a write went past n
+	buf     bytes.Buffer
+	n       int
+	discard bool // past n, drop instead of failing
+	full    bool // a write went past n
 }
 
 func (b *limitedBuffer) Write(p []byte) (int, error) {
 	if room := b.n - b.buf.Len(); len(p) > room {
 		b.full = true
 		b.buf.Write(p[:max(room, 0)])
+		if b.discard {
+			return len(p), nil
+		}
 		return max(room, 0), errOutputFull
 	}
 	return b.buf.Write(p)

@@ -83,8 +83,15 @@ func wantOK(t *testing.T, r servertest.Response) {
 
 func resumePDF(t *testing.T) []byte {
 	return doctexttest.PDF(t, "Jane Doe - Backend Engineer", "Built Go services on MySQL and Redis.",
-		"Led a payment service handling 2000 requests per second.", "Education: BSc Computer Science")
+		"Led a payment service handling 2000 requests per second.", "Education: BSc Computer Science",
+		"Five years in a product team: owned features from design to release,",
+		"wrote tests and runbooks, and mentored two junior engineers.")
 }
+
+// resumeFiller makes a short test resume long enough to be read as one
+// (doctext.min-chars is 200) without naming any skill.
+const resumeFiller = "\nFive years in a product team: owned features from design to release, wrote tests and runbooks, " +
+	"and mentored two junior engineers. Education: bachelor's degree in mathematics, 2016.\n"
 
 func (c *client) newSession() string {
 	c.t.Helper()
@@ -204,7 +211,7 @@ func TestInterviewEndToEndOffline(t *testing.T) {
 	s := servertest.Start(t, "")
 	c := MustClient(t, s.URL, "alice")
 	sid := c.newSession()
-	r := c.upload(sid, "resume.txt", []byte("Backend engineer. Go, MySQL, Redis, Kubernetes.\nBuilt an order service, cut latency by 40%.\n"), "")
+	r := c.upload(sid, "resume.txt", []byte("Backend engineer. Go, MySQL, Redis, Kubernetes.\nBuilt an order service, cut latency by 40%.\n"+resumeFiller), "")
 	wantOK(t, r)
 	var up interview.UploadResult
 	r.Decode(t, &up)

@@ -158,7 +158,7 @@ func TestReportOfflineDemeanorNotAssessed(t *testing.T) {
 	s := servertest.Start(t, "")
 	c := MustClient(t, s.URL, "alice")
 	sid := c.newSession()
-	wantOK(t, c.upload(sid, "resume.md", []byte("# Jane\nFrontend engineer: React, TypeScript, CSS.\n"), ""))
+	wantOK(t, c.upload(sid, "resume.md", []byte("# Jane\nFrontend engineer: React, TypeScript, CSS.\n"+resumeFiller), ""))
 	c.get("/sessions/"+sid+"/current-question", nil)
 	r := c.demeanor(sid, photo(t, 50))
 	wantOK(t, r)
@@ -188,7 +188,7 @@ func TestSessionSurvivesKill(t *testing.T) {
 	s := servertest.Start(t, dir)
 	c := MustClient(t, s.URL, "alice")
 	sid := c.newSession()
-	wantOK(t, c.upload(sid, "resume.txt", []byte("Backend engineer. Go, PostgreSQL, Redis, Docker.\n"), ""))
+	wantOK(t, c.upload(sid, "resume.txt", []byte("Backend engineer. Go, PostgreSQL, Redis, Docker.\n"+resumeFiller), ""))
 	var cur interview.AnswerResp
 	c.get("/sessions/"+sid+"/current-question", &cur)
 	answered := map[string]string{}
@@ -241,7 +241,7 @@ func TestOtherUserGets404Everywhere(t *testing.T) {
 	owner := MustClient(t, s.URL, "alice")
 	other := MustClient(t, s.URL, "mallory")
 	sid := owner.newSession()
-	wantOK(t, owner.upload(sid, "resume.txt", []byte("Backend engineer. Go and MySQL.\n"), ""))
+	wantOK(t, owner.upload(sid, "resume.txt", []byte("Backend engineer. Go and MySQL.\n"+resumeFiller), ""))
 	owner.get("/sessions/"+sid+"/current-question", nil)
 	wantOK(t, owner.do("POST", "/sessions/"+sid+"/interview/answer-json", map[string]string{"questionNumber": "1", "answerContent": "An answer"}))
 

@@ -77,7 +77,20 @@ type Config struct {
 	// Log receives failures the caller cannot be told about (a failed
 	// reset after a failed upload); nil discards them.
 	Log *slog.Logger
+	// OCR reads photographed and scanned resumes; nil means none are read.
+	OCR *doctext.OCR
+	// MinChars is the fewest characters a resume must yield; zero means
+	// DefaultResumeMinChars, negative turns the check off.
+	MinChars int
 }
+
+// DefaultResumeMinChars is the fewest characters read from a resume for an
+// interview about it (doctext.min-chars).
+const DefaultResumeMinChars = 200
+
+// resumeKinds are the uploads read as a resume.
+var resumeKinds = []doctext.Kind{doctext.KindPDF, doctext.KindTXT, doctext.KindMD,
+	doctext.KindJPEG, doctext.KindPNG, doctext.KindWEBP}
 
 // Service implements the interview use cases.
 type Service struct {
@@ -94,6 +107,9 @@ type Service struct {
 func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*Service, error) {
 	if cfg.QuestionCount == 0 {
 		cfg.QuestionCount = DefaultQuestions
+	}
+	if cfg.MinChars == 0 {
+		cfg.MinChars = DefaultResumeMinChars
 	}
 	if cfg.MaxFollowUp == 0 {
 		cfg.MaxFollowUp = 1
@@ -169,10 +185,7 @@ type UploadResult struct {
 
 // readSummary describes what doctext read from a resume.
 func readSummary(doc doctext.Document) ReadSummary {
-	// Until doctext reports its own counts, every text comes from the text
-	// layer. After the OCR merge: Source = doc.Source, OCRPages =
-	// doc.OCRPages (and Chars = doc.Chars, the same rune count).
-	return ReadSummary{Chars: utf8.RuneCountInString(doc.Text), Pages: doc.Pages, Source: ReadFromText}
+	return ReadSummary{Chars: doc.Chars, Pages: doc.Pages, Source: doc.Source, OCRPages: doc.OCRPages}
 }
 
 func invalidState(format string, args ...any) error {
@@ -198,7 +211,8 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	if err != nil {
 		return UploadResult{}, err
 	}
-	doc, err := doctext.Extract(ctx, data, filename, doctext.Options{Allowed: []doctext.Kind{doctext.KindPDF, doctext.KindTXT, doctext.KindMD}})
+	doc, err := doctext.Extract(ctx, data, filename, doctext.Options{Allowed: resumeKinds,
+		MinChars: max(s.cfg.MinChars, 0), OCR: s.cfg.OCR})
 	if err != nil {
 		return UploadResult{}, err
 	}

@@ -29,7 +29,7 @@ async function interviewAtQuestion1(page) {
   const H = { Authorization: `Bearer ${token}` };
   const sid = (await (await fetch(`${base}${API}/interview/sessions`, { method: 'POST', headers: H })).json()).data.sessionId;
   const fd = new FormData();
-  fd.append('resumePdf', new Blob(['Jane Doe, backend engineer. Go, MySQL, Redis.\n'], { type: 'text/plain' }), 'resume.txt');
+  fd.append('resumePdf', new Blob(['Jane Doe, backend engineer. Go, MySQL, Redis.\nFive years in a product team: owned features from design to release, wrote tests and runbooks, and mentored two junior engineers (doctext.min-chars is 200).\n'], { type: 'text/plain' }), 'resume.txt');
   assert.equal((await fetch(`${base}${API}/interview/sessions/${sid}/interview-questions`, { method: 'POST', headers: H, body: fd })).status, 200);
   await page.goto(`${base}/#/login`);
   await page.evaluate((tok) => {

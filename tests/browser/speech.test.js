@@ -60,7 +60,7 @@ test('voice answer: live transcription from the microphone shows the words', { t
   const me = (await (await fetch(`${base}/api/xunzhi/v1/users/me`, { headers: H })).json()).data;
   const sid = (await (await fetch(`${base}/api/xunzhi/v1/interview/sessions`, { method: 'POST', headers: H })).json()).data.sessionId;
   const fd = new FormData();
-  fd.append('resumePdf', new Blob(['Jane Doe, backend engineer. Go, MySQL, Redis, Kafka.\n'], { type: 'text/plain' }), 'resume.txt');
+  fd.append('resumePdf', new Blob(['Jane Doe, backend engineer. Go, MySQL, Redis, Kafka.\nFive years in a product team: owned features from design to release, wrote tests and runbooks, and mentored two junior engineers (doctext.min-chars is 200).\n'], { type: 'text/plain' }), 'resume.txt');
   const up = await fetch(`${base}/api/xunzhi/v1/interview/sessions/${sid}/interview-questions`, { method: 'POST', headers: H, body: fd });
   assert.equal(up.status, 200);
   await page.goto(`${base}/#/login`);

@@ -156,7 +156,7 @@ function uploadStep(root, sid, onCleanup) {
   const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: 'e.g. backend engineer' });
   const submit = h('button.btn.btn-primary', { type: 'submit' }, 'Upload and prepare questions');
   const form = h('form.stack',
-    field('Resume (PDF, TXT or MD, up to 20 MB)', file).wrap,
+    field('Resume (PDF, TXT or MD, or a photo or scan as JPEG, PNG or WebP; up to 20 MB)', file).wrap,
     field('Target role (optional)', target, 'Leave empty to let the interviewer infer it from your resume.').wrap,
     alert.el, h('div.row', submit));
   form.addEventListener('submit', async (ev) => {

@@ -1,0 +1,57 @@
+package interview_test
+
+import (
+	"os"
+	"os/exec"
+	"strings"
+	"testing"
+
+	"github.com/xunzhi-ai/aimeeting/internal/doctext/doctexttest"
+	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/servertest"
+)
+
+// Issue 14: what was read is reported; a file that reads as almost nothing
+// is a 422, not an interview about nothing; a photo is read by OCR.
+func TestResumeUploadReadsHonestly(t *testing.T) {
+	s := servertest.Start(t, "")
+	c := MustClient(t, s.URL, "reader")
+
+	t.Run("pdf reports what was read", func(t *testing.T) {
+		r := c.upload(c.newSession(), "resume.pdf", resumePDF(t), "")
+		wantOK(t, r)
+		var up interview.UploadResult
+		r.Decode(t, &up)
+		if up.Read.Source != "text" || up.Read.Pages != 1 || up.Read.Chars < 200 || up.Read.OCRPages != 0 {
+			t.Errorf("read = %+v, want a 1-page pdf text layer of at least 200 characters", up.Read)
+		}
+	})
+	t.Run("10-byte fake.pdf", func(t *testing.T) {
+		r := c.upload(c.newSession(), "fake.pdf", []byte("not a pdf!"), "")
+		if r.Status != 422 || !strings.Contains(string(r.Raw), "this is not a PDF") || !strings.Contains(string(r.Raw), "we could read only 10 characters") {
+			t.Errorf("status %d %s; want 422 saying it is not a PDF and only 10 characters were read", r.Status, r.Raw)
+		}
+	})
+	t.Run("photo", func(t *testing.T) {
+		if _, err := exec.LookPath("tesseract"); err != nil {
+			if os.Getenv("CI") == "true" {
+				t.Fatal("tesseract is not installed: run bash scripts/ocr-deps.sh")
+			}
+			t.Skip("tesseract is not installed: run bash scripts/ocr-deps.sh")
+		}
+		photo := doctexttest.Photo(t, "Jane Doe - Backend Engineer", "Built Go services on MySQL and Redis.",
+			"Led a payment service handling 2000 requests per second.", "Education: BSc Computer Science",
+			"Five years in a product team: owned features from design to release,",
+			"wrote tests and runbooks, and mentored two junior engineers.")
+		r := c.upload(c.newSession(), "IMG_2041.jpg", photo, "")
+		wantOK(t, r)
+		var up interview.UploadResult
+		r.Decode(t, &up)
+		if up.Read.Source != "ocr" || up.Read.OCRPages != 1 || up.Read.Chars < 200 {
+			t.Errorf("read = %+v, want a photo read by OCR, at least 200 characters", up.Read)
+		}
+		if up.QuestionCount == 0 {
+			t.Errorf("no questions: %s", r.Raw)
+		}
+	})
+}
