@@ -25,7 +25,6 @@ const (
 	barScanZH    = 0.85
 )
 
-
 // corpusVersion changes when the generator changes what it writes, so the
 // cached corpus is rebuilt.
 const corpusVersion = "2"
