@@ -21,6 +21,7 @@ import (
 	"path"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 	"unicode/utf8"
 
@@ -56,6 +57,10 @@ const (
 const (
 	DefaultMaxChars = 200_000
 	DefaultMaxPages = 100
+	// DefaultTimeout bounds one extraction when Options.Timeout is zero,
+	// whatever deadline ctx has: a pathological file must not hold a
+	// request (and its memory) for long.
+	DefaultTimeout = 2 * time.Minute
 )
 
 // maxNameLen bounds the file name quoted in error messages, in runes.
@@ -104,6 +109,9 @@ type Options struct {
 	MaxChars int
 	// MaxPages is the most PDF pages read; zero means DefaultMaxPages.
 	MaxPages int
+	// Timeout bounds the whole extraction, OCR included; zero means
+	// DefaultTimeout.
+	Timeout time.Duration
 	// MinChars rejects text shorter than this many runes, and text that is
 	// mostly not letters or digits, as unreadable; zero turns the length
 	// check off (the garbage check still applies to PDFs and images).
@@ -125,6 +133,9 @@ func (o Options) withDefaults() Options {
 	}
 	if o.MaxChars <= 0 {
 		o.MaxChars = DefaultMaxChars
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = DefaultTimeout
 	}
 	if o.MaxPages <= 0 {
 		o.MaxPages = DefaultMaxPages
@@ -214,6 +225,8 @@ func sniff(data []byte, filename string) (Kind, string, sniffResult) {
 // still being read when ctx is done (that error wraps ctx.Err()).
 func Extract(ctx context.Context, data []byte, filename string, opts Options) (doc Document, err error) {
 	opts = opts.withDefaults()
+	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
+	defer cancel()
 	name := SanitizeName(filename)
 	kind, mime, r := sniff(data, filename)
 	if r != sniffOK {

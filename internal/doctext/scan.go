@@ -133,16 +133,8 @@ func readPDF(ctx context.Context, data []byte, name string, opts Options, doc *D
 	default:
 		doc.Source = SourceMixed
 	}
-	var b strings.Builder
-	for _, p := range pages {
-		if p = strings.TrimSpace(p); p != "" {
-			if b.Len() > 0 {
-				b.WriteString("\n\n")
-			}
-			b.WriteString(p)
-		}
-	}
-	doc.Text = b.String()
+	// PDF spacing is layout, not content: runs of spaces collapse.
+	doc.Text = normalize(strings.Join(pages, "\n\n"), true)
 	return nil
 }
 
