@@ -413,8 +413,10 @@ func TestReplaceResumeEndToEnd(t *testing.T) {
 	s := servertest.Start(t, "")
 	c := MustClient(t, s.URL, "alice")
 	sid := c.newSession()
-	resumeA := "Ann Lee, backend engineer\nSkills: Go, MySQL, Redis, Kafka.\nBuilt an order service at 3000 QPS; cut p99 latency by 40% with Redis caching.\n"
-	resumeB := "Ann Lee, frontend engineer\nSkills: React, TypeScript, Webpack, CSS.\nShipped a React design system used by 12 teams; cut bundle size by 30% with Webpack code splitting.\n"
+	resumeA := "Ann Lee, backend engineer\nSkills: Go, MySQL, Redis, Kafka.\nBuilt an order service at 3000 QPS; cut p99 latency by 40% with Redis caching.\n" +
+		"Designed the consumer groups of a Kafka pipeline that moves 2 billion events a day; led the MySQL sharding migration.\n"
+	resumeB := "Ann Lee, frontend engineer\nSkills: React, TypeScript, Webpack, CSS.\nShipped a React design system used by 12 teams; cut bundle size by 30% with Webpack code splitting.\n" +
+		"Rebuilt the checkout page in TypeScript; moved 40 pages to server rendering and cut time to interactive by half.\n"
 	questions := func() string {
 		r := c.do("GET", "/sessions/"+sid+"/interview/questions", nil)
 		wantOK(t, r)

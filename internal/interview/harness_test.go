@@ -171,7 +171,9 @@ func newEnv(t *testing.T, gdb *gorm.DB, opts ...option) *env {
 		gates: map[string]*gate{}, override: map[string]func(llmtest.RecordedRequest) llmtest.Reply{}}
 	e.srv = llmtest.NewServer(t, llmtest.WithResponder(e.respond))
 	t.Cleanup(func() { close(e.done) }) // runs before the server's Close
-	e.cfg = interview.Config{UploadDir: t.TempDir(), QuestionCount: 5}
+	// Short resumes keep the tests readable; the length rule has tests of
+	// its own (resume_e2e_test.go).
+	e.cfg = interview.Config{UploadDir: t.TempDir(), QuestionCount: 5, MinChars: -1}
 	e.svc = e.instance(opts...)
 	return e
 }

@@ -211,6 +211,11 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	if err != nil {
 		return UploadResult{}, err
 	}
+	if resumeLocked(sess.Status) {
+		// Said before the file is read: no point making the candidate wait
+		// for OCR of a resume that cannot be used.
+		return UploadResult{}, invalidState(resumeLockedMessage)
+	}
 	doc, err := doctext.Extract(ctx, data, filename, doctext.Options{Allowed: resumeKinds,
 		MinChars: max(s.cfg.MinChars, 0), OCR: s.cfg.OCR})
 	if err != nil {
@@ -322,6 +327,12 @@ func (s *Service) storeUpload(ctx context.Context, userID string, sess Session, 
 	return invalidState("the session changed while the resume was processed; reload it")
 }
 
+// resumeLockedMessage answers an upload once the interview has started.
+const resumeLockedMessage = "the resume can no longer be replaced once the interview has started; start a new interview to use another resume"
+
+// resumeLocked reports whether a session in status st keeps its resume.
+func resumeLocked(st string) bool { return st == SessionInProgress || st == SessionFinished }
+
 // claimUpload decides what an upload of hash does: claim the session
 // (owner), join the same upload in progress (double click), or fail with a
 // 409. A lost race re-reads the session and decides again.
@@ -342,8 +353,8 @@ func (s *Service) claimUpload(ctx context.Context, userID string, sess Session, 
 			}
 		case sess.Status == SessionResumeUploading:
 			return false, invalidState("another resume is being processed for this session; wait for it to finish")
-		case sess.Status == SessionInProgress || sess.Status == SessionFinished:
-			return false, invalidState("the resume can no longer be replaced once the interview has started; start a new interview to use another resume")
+		case resumeLocked(sess.Status):
+			return false, invalidState(resumeLockedMessage)
 		default:
 			return false, invalidState("a resume can be uploaded only before the interview starts (session is %s)", sess.Status)
 		}

@@ -110,7 +110,7 @@ func MustUploadEnv(t *testing.T, gdb *gorm.DB) *uploadEnv {
 	}
 	store := interview.NewGormStore(gdb)
 	dir := t.TempDir()
-	svc, err := interview.NewService(store, interview.NewInvoker(flights, guard, nil), provider, interview.Config{UploadDir: dir})
+	svc, err := interview.NewService(store, interview.NewInvoker(flights, guard, nil), provider, interview.Config{UploadDir: dir, MinChars: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
