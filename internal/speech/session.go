@@ -126,36 +126,54 @@ func NewServer(cfg Config, rec Recognizer, auth Authenticator, metrics *Metrics)
 // Provider is the name of the recogniser.
 func (s *Server) Provider() string { return s.rec.Name() }
 
-// subprotocol markers a client may offer before its token
-// (new WebSocket(url, ["bearer", token])).
-var tokenMarkers = map[string]bool{"bearer": true, "token": true, "access_token": true, "authorization": true}
+// Protocol is the subprotocol name of the transcription socket. A browser
+// sends its token as a subprotocol next to it,
+// new WebSocket(url, ["aimeeting.v1", token]), and the server answers
+// "aimeeting.v1": a browser fails a handshake whose answer names none of
+// the offered protocols, and answering the token itself would echo a
+// secret into response headers, proxies' logs and the page's
+// WebSocket.protocol.
+const Protocol = "aimeeting.v1"
 
-// tokenOf finds the token: ?token=, Authorization: Bearer, or
-// Sec-WebSocket-Protocol. It returns the subprotocol to echo, if any.
+// knownProtocols are the offered subprotocols that are names, never
+// tokens: Protocol, and the markers older clients put before their token
+// (["bearer", token]), which are answered as themselves.
+var knownProtocols = map[string]bool{Protocol: true, "bearer": true, "token": true, "access_token": true, "authorization": true}
+
+// tokenOf finds the token: ?token=, Authorization: Bearer, or the first
+// offered subprotocol that is not a known name. It returns the subprotocol
+// to answer: Protocol when offered, else an offered marker, else none. The
+// answer is always one of knownProtocols, never the token.
 func tokenOf(r *http.Request) (token, subprotocol string) {
+	protos := websocket.Subprotocols(r)
+	for _, p := range protos {
+		if p == Protocol {
+			subprotocol = p
+			break
+		}
+		if subprotocol == "" && knownProtocols[strings.ToLower(p)] {
+			subprotocol = p
+		}
+	}
 	if t := r.URL.Query().Get("token"); t != "" {
-		return t, ""
+		return t, subprotocol
 	}
 	if h := r.Header.Get("Authorization"); h != "" {
 		if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-			return strings.TrimSpace(h[7:]), ""
+			return strings.TrimSpace(h[7:]), subprotocol
 		}
-		return strings.TrimSpace(h), ""
+		return strings.TrimSpace(h), subprotocol
 	}
-	protos := websocket.Subprotocols(r)
-	for i, p := range protos {
-		if tokenMarkers[strings.ToLower(p)] && i+1 < len(protos) {
-			return protos[i+1], p
+	for _, p := range protos {
+		if !knownProtocols[strings.ToLower(p)] {
+			return p, subprotocol
 		}
 	}
-	if len(protos) > 0 {
-		return protos[0], protos[0]
-	}
-	return "", ""
+	return "", subprotocol
 }
 
 // Authenticate resolves the request's token (see tokenOf) and returns the
-// subprotocol to echo.
+// subprotocol to answer (never the token).
 func (s *Server) Authenticate(r *http.Request) (Principal, string, error) {
 	token, proto := tokenOf(r)
 	if token == "" {

@@ -187,17 +187,41 @@ func TestAuth(t *testing.T) {
 			}
 		})
 	}
-	t.Run("subprotocol echoed", func(t *testing.T) {
-		d := websocket.Dialer{Subprotocols: []string{"bearer", "tok-u1"}}
-		ws, _, err := d.Dial(h.url+"u1", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ws.Close()
-		if got := ws.Subprotocol(); got != "bearer" {
-			t.Errorf("subprotocol %q, want bearer", got)
-		}
-	})
+	// The answer names a protocol, never the token (issue 16): the token
+	// must not come back in the response headers.
+	protoTests := []struct {
+		name    string
+		offered []string
+		want    string
+	}{
+		{"aimeeting.v1 then token", []string{speech.Protocol, "tok-u1"}, speech.Protocol},
+		{"token then aimeeting.v1", []string{"tok-u1", speech.Protocol}, speech.Protocol},
+		{"bearer marker", []string{"bearer", "tok-u1"}, "bearer"},
+		{"token alone", []string{"tok-u1"}, ""},
+	}
+	for _, tt := range protoTests {
+		t.Run("subprotocol "+tt.name, func(t *testing.T) {
+			d := websocket.Dialer{Subprotocols: tt.offered}
+			ws, resp, err := d.Dial(h.url+"u1", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			if got := ws.Subprotocol(); got != tt.want {
+				t.Errorf("subprotocol %q, want %q", got, tt.want)
+			}
+			for k, vs := range resp.Header {
+				for _, v := range vs {
+					if strings.Contains(v, "tok-u1") {
+						t.Errorf("response header %s: %q echoes the token", k, v)
+					}
+				}
+			}
+			if m := mustRead(t, ws); m.Type != speech.TypeConnected {
+				t.Fatalf("got %+v, want connected", m)
+			}
+		})
+	}
 }
 
 func TestCommands(t *testing.T) {
