@@ -55,7 +55,9 @@ func (a *App) mountSpeech(api *gin.RouterGroup, auth gin.HandlerFunc) error {
 // configured; with none the routes answer that speech is unavailable.
 func (a *App) speechRecognizer(cfg SpeechConfig) (speech.Recognizer, error) {
 	ps := func() (speech.Recognizer, error) {
-		e, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.Pocketsphinx.ModelDir})
+		e, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.Pocketsphinx.ModelDir,
+			MaxDecoders: cfg.Pocketsphinx.MaxDecoders, MaxDecodersPerUser: cfg.Pocketsphinx.MaxDecodersPerUser,
+			IdleRelease: cfg.Pocketsphinx.IdleRelease, Registerer: a.reg})
 		if err != nil {
 			return nil, err
 		}

@@ -231,7 +231,9 @@ func (s *Server) register(ws *websocket.Conn, who Principal) (*conn, int, string
 		return nil, closePolicy, fmt.Sprintf("at most %d sockets per user", s.cfg.MaxSocketsPerUser)
 	}
 	s.perUser[who.ID]++
-	ctx, cancel := context.WithCancel(s.base)
+	// The user travels in the context to the recogniser, which bounds
+	// each user's share of decoders.
+	ctx, cancel := context.WithCancel(ContextWithUser(s.base, who.ID))
 	c := &conn{s: s, ws: ws, user: who, ctx: ctx, cancel: cancel, out: make(chan []byte, s.cfg.SendQueue)}
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
@@ -449,12 +451,26 @@ func (c *conn) startTranscription() {
 	}
 	stream, err := c.s.rec.Start(c.ctx, func(r Result) { c.emit(tr, r) })
 	if err != nil {
-		msg := "could not start the recogniser"
-		if errors.Is(err, ErrBusy) {
-			msg = "every speech recogniser is busy; try again shortly"
+		// Refusals answer at once, never wait: the page says why.
+		msg, reason := "could not start the recogniser", "failed"
+		limit := 0
+		var le *LimitError
+		if errors.As(err, &le) {
+			limit = le.Limit
+		}
+		switch {
+		case errors.Is(err, ErrUserBusy):
+			msg, reason = fmt.Sprintf("you already run %d speech transcription(s), the most one user may at once: "+
+				"stop the other one (stop_transcription, or close its page) and start again", limit), "user_limit"
+		case errors.Is(err, ErrBusy):
+			msg, reason = "every speech recogniser of this server is busy; try again in a few seconds", "busy"
 		}
 		m := newMessage(TypeError, msg)
-		m.Data = map[string]string{"provider": c.s.rec.Name()}
+		data := map[string]any{"provider": c.s.rec.Name(), "reason": reason}
+		if limit > 0 {
+			data["limit"] = limit
+		}
+		m.Data = data
 		c.send(m)
 		return
 	}

@@ -9,6 +9,7 @@ package speech
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
@@ -63,6 +64,36 @@ type Stream interface {
 
 // ErrBusy is returned by Start when every recogniser is in use.
 var ErrBusy = errors.New("every speech recogniser is busy")
+
+// ErrUserBusy is returned by Start when the user of the context already
+// runs as many recognitions as a user may.
+var ErrUserBusy = errors.New("this user already runs as many speech recognitions as allowed")
+
+// LimitError is a refusal by a limit: Err is ErrBusy or ErrUserBusy, Limit
+// the number allowed.
+type LimitError struct {
+	Err   error
+	Limit int
+}
+
+func (e *LimitError) Error() string { return fmt.Sprintf("%v (limit %d)", e.Err, e.Limit) }
+
+// Unwrap returns Err.
+func (e *LimitError) Unwrap() error { return e.Err }
+
+type userKey struct{}
+
+// ContextWithUser returns ctx carrying the id of the user a recognition
+// runs for, so that a recogniser can bound each user's share.
+func ContextWithUser(ctx context.Context, userID string) context.Context {
+	return context.WithValue(ctx, userKey{}, userID)
+}
+
+// UserFromContext returns the user id set by ContextWithUser, or "".
+func UserFromContext(ctx context.Context) string {
+	id, _ := ctx.Value(userKey{}).(string)
+	return id
+}
 
 // Unavailable is a Recognizer for a server without any configured
 // provider: every Start fails with reason.
