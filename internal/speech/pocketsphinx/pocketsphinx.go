@@ -10,6 +10,7 @@ package pocketsphinx
 import (
 	"context"
 	"encoding/binary"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -43,6 +44,11 @@ type Config struct {
 	// (loading the model takes about 0.3 s) before it is freed and its
 	// memory returned to the operating system. Default 60 s.
 	IdleRelease time.Duration
+	// MaxWait is how long Start waits for a decoder when a limit is
+	// reached, so that a page reconnecting right after a dropped socket
+	// gets the decoder the old socket is still releasing; then it fails.
+	// Default 3 s; negative: no wait.
+	MaxWait time.Duration
 	// PartialEvery is how much audio passes between two partial
 	// hypotheses. Default 300 ms.
 	PartialEveryMs int
@@ -60,6 +66,7 @@ type Engine struct {
 	met *engineMetrics
 
 	mu      sync.Mutex     // protects the fields below
+	freed   chan struct{}  // closed and replaced when a slot is released
 	busy    int            // decoders running a stream
 	perUser map[string]int // busy decoders by user
 	idle    []idleDecoder  // most recently used last
@@ -89,6 +96,9 @@ func New(cfg Config) (*Engine, error) {
 	if cfg.IdleRelease <= 0 {
 		cfg.IdleRelease = time.Minute
 	}
+	if cfg.MaxWait == 0 {
+		cfg.MaxWait = 3 * time.Second
+	}
 	if cfg.PartialEveryMs <= 0 {
 		cfg.PartialEveryMs = 300
 	}
@@ -101,7 +111,7 @@ func New(cfg Config) (*Engine, error) {
 			return nil, fmt.Errorf("%w: model file missing (speech.pocketsphinx.model-dir %s): %v", ErrNotInstalled, cfg.ModelDir, err)
 		}
 	}
-	e := &Engine{cfg: cfg, lib: l, perUser: map[string]int{}}
+	e := &Engine{cfg: cfg, lib: l, perUser: map[string]int{}, freed: make(chan struct{})}
 	met, err := newEngineMetrics(cfg.Registerer, e)
 	if err != nil {
 		return nil, err
@@ -126,13 +136,13 @@ func (e *Engine) Stats() (busy, idle int) {
 	return e.busy, len(e.idle)
 }
 
-// Start implements speech.Recognizer. It fails at once, never waits:
-// with a *speech.LimitError wrapping speech.ErrUserBusy when the user of
-// ctx already runs MaxDecodersPerUser streams, and one wrapping
-// speech.ErrBusy when MaxDecoders streams are running.
+// Start implements speech.Recognizer. When the user of ctx
+// (speech.UserFromContext) already runs MaxDecodersPerUser streams, or
+// MaxDecoders run, it waits at most MaxWait for one to end, then fails
+// with a *speech.LimitError wrapping speech.ErrUserBusy or speech.ErrBusy.
 func (e *Engine) Start(ctx context.Context, emit func(speech.Result)) (speech.Stream, error) {
 	user := speech.UserFromContext(ctx)
-	d, err := e.acquire(user)
+	d, err := e.acquireWait(ctx, user)
 	if err != nil {
 		return nil, err
 	}
@@ -150,21 +160,50 @@ func (e *Engine) Start(ctx context.Context, emit func(speech.Result)) (speech.St
 		partialEvery: e.cfg.PartialEveryMs * speech.SampleRate / 1000}, nil
 }
 
+// acquireWait is acquire, retried whenever a slot is released, for at
+// most MaxWait.
+func (e *Engine) acquireWait(ctx context.Context, user string) (*decoder, error) {
+	var deadline <-chan time.Time
+	for {
+		d, freed, err := e.acquire(user)
+		var le *speech.LimitError
+		if err == nil || !errors.As(err, &le) || e.cfg.MaxWait < 0 {
+			return d, err
+		}
+		if deadline == nil {
+			t := time.NewTimer(e.cfg.MaxWait)
+			defer t.Stop()
+			deadline = t.C
+		}
+		select {
+		case <-freed:
+		case <-deadline:
+			limit := "global"
+			if errors.Is(le.Err, speech.ErrUserBusy) {
+				limit = "user"
+			}
+			e.met.rejected(limit)
+			return nil, err
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	}
+}
+
 // acquire takes a slot for user and returns an idle decoder, or nil when
-// a new one must be made (its slot is taken).
-func (e *Engine) acquire(user string) (*decoder, error) {
+// a new one must be made (its slot is taken). Refused, it returns the
+// channel closed at the next release.
+func (e *Engine) acquire(user string) (*decoder, <-chan struct{}, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if e.closed {
-		return nil, speech.ErrBusy
+		return nil, nil, speech.ErrBusy
 	}
 	if user != "" && e.perUser[user] >= e.cfg.MaxDecodersPerUser {
-		e.met.rejected("user")
-		return nil, &speech.LimitError{Err: speech.ErrUserBusy, Limit: e.cfg.MaxDecodersPerUser}
+		return nil, e.freed, &speech.LimitError{Err: speech.ErrUserBusy, Limit: e.cfg.MaxDecodersPerUser}
 	}
 	if e.busy >= e.cfg.MaxDecoders {
-		e.met.rejected("global")
-		return nil, &speech.LimitError{Err: speech.ErrBusy, Limit: e.cfg.MaxDecoders}
+		return nil, e.freed, &speech.LimitError{Err: speech.ErrBusy, Limit: e.cfg.MaxDecoders}
 	}
 	e.busy++
 	if user != "" {
@@ -173,11 +212,11 @@ func (e *Engine) acquire(user string) (*decoder, error) {
 	if n := len(e.idle); n > 0 {
 		d := e.idle[n-1].d
 		e.idle = e.idle[:n-1]
-		return d, nil
+		return d, nil, nil
 	}
 	// No idle decoder, so busy + idle stays within MaxDecoders with the
 	// new one the caller makes.
-	return nil, nil
+	return nil, nil, nil
 }
 
 // release gives back user's slot; d (when not nil) is pooled when
@@ -185,6 +224,8 @@ func (e *Engine) acquire(user string) (*decoder, error) {
 func (e *Engine) release(user string, d *decoder, reusable bool) {
 	e.mu.Lock()
 	e.busy--
+	close(e.freed) // wake the waiting Starts
+	e.freed = make(chan struct{})
 	if user != "" {
 		if e.perUser[user]--; e.perUser[user] <= 0 {
 			delete(e.perUser, user)

@@ -61,10 +61,11 @@ func TestStreamPartialAndFinal(t *testing.T) {
 	}
 }
 
-// Decoders are bounded globally and per user, refusals come at once with
-// the limit, and idle decoders are freed after IdleRelease (issue 16).
+// Decoders are bounded globally and per user, refusals come after MaxWait
+// with the limit, and idle decoders are freed after IdleRelease (issue 16).
 func TestLimitsAndIdleRelease(t *testing.T) {
-	e := mustEngine(t, pocketsphinx.Config{MaxDecoders: 2, MaxDecodersPerUser: 1, IdleRelease: 300 * time.Millisecond})
+	e := mustEngine(t, pocketsphinx.Config{MaxDecoders: 2, MaxDecodersPerUser: 1, IdleRelease: 300 * time.Millisecond,
+		MaxWait: 50 * time.Millisecond})
 	as := func(user string) context.Context { return speech.ContextWithUser(context.Background(), user) }
 	start := func(ctx context.Context) (speech.Stream, error) { return e.Start(ctx, func(speech.Result) {}) }
 	mustStart := func(ctx context.Context) speech.Stream {
@@ -113,4 +114,32 @@ func TestLimitsAndIdleRelease(t *testing.T) {
 		}
 	}
 	_ = mustStart(as("alice")).Close() // a fresh decoder after the release
+}
+
+// A Start over a limit gets the slot a closing stream releases within
+// MaxWait: a page reconnecting right after its socket dropped.
+func TestStartWaitsForRelease(t *testing.T) {
+	e := mustEngine(t, pocketsphinx.Config{MaxDecoders: 2, MaxDecodersPerUser: 1, MaxWait: time.Minute})
+	ctx := speech.ContextWithUser(context.Background(), "alice")
+	old, err := e.Start(ctx, func(speech.Result) {})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(chan error, 1)
+	go func() {
+		st, err := e.Start(ctx, func(speech.Result) {})
+		if err == nil {
+			err = st.Close()
+		}
+		got <- err
+	}()
+	select {
+	case err := <-got:
+		t.Fatalf("second Start of alice returned %v while her first runs", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	_ = old.Close()
+	if err := <-got; err != nil {
+		t.Fatalf("waiting Start: %v", err)
+	}
 }
