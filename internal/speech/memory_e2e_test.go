@@ -166,6 +166,7 @@ func TestSpeechMemoryCeiling(t *testing.T) {
 
 	curve := []int64{fresh}
 	started := 0
+	var pauses [][2]int64 // cycle, KiB after the pause that follows it
 	start := time.Now()
 	for cycle := 1; cycle <= memoryCycles; cycle++ {
 		var wg sync.WaitGroup
@@ -189,6 +190,7 @@ func TestSpeechMemoryCeiling(t *testing.T) {
 		curve = append(curve, rssKB(t, pid))
 		if cycle%50 == 0 && cycle < memoryCycles {
 			time.Sleep(idleRelease + time.Second) // decoders are freed, then made again
+			pauses = append(pauses, [2]int64{int64(cycle), rssKB(t, pid)})
 		}
 	}
 	elapsed := time.Since(start)
@@ -209,12 +211,15 @@ func TestSpeechMemoryCeiling(t *testing.T) {
 	for _, v := range curve {
 		peak = max(peak, v)
 	}
-	t.Logf("%d cycles × %d sessions (%d transcribed, the others refused by the per-user limit) in %v: fresh %d KiB, peak %d KiB, after the run %d KiB with %.0f decoders kept, idle %d KiB (%.2f× fresh)",
-		memoryCycles, len(urls), started, elapsed.Round(time.Second), fresh, peak, afterRun, kept, idle, float64(idle)/float64(fresh))
+	t.Logf("%d cycles × %d sessions (%d transcribed, %d refused) in %v: fresh %d KiB, peak %d KiB, after the run %d KiB with %.0f decoders kept, idle %d KiB (%.2f× fresh)",
+		memoryCycles, len(urls), started, memoryCycles*len(urls)-started, elapsed.Round(time.Second), fresh, peak, afterRun, kept, idle, float64(idle)/float64(fresh))
 	var b strings.Builder
 	b.WriteString("cycle,rss_kib\n")
 	for i, v := range curve {
 		fmt.Fprintf(&b, "%d,%d\n", i, v)
+	}
+	for _, p := range pauses {
+		fmt.Fprintf(&b, "pause-after-%d,%d\n", p[0], p[1])
 	}
 	fmt.Fprintf(&b, "idle,%d\n", idle)
 	if out := os.Getenv("SPEECH_RSS_OUT"); out != "" {
