@@ -14,6 +14,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting"
 	"github.com/xunzhi-ai/aimeeting/internal/app"
+	"github.com/xunzhi-ai/aimeeting/internal/redact"
 )
 
 // loadConfig reads the embedded defaults (application.yaml), then the file
@@ -95,7 +96,8 @@ func mask(s string) string {
 	return "******"
 }
 
-// printConfig writes the effective configuration as YAML, secrets masked.
+// printConfig writes the effective configuration as YAML, secrets masked:
+// secret keys, the DSN's password and the secrets inside URLs.
 func printConfig(v *viper.Viper, cfg app.Config) ([]byte, error) {
 	settings := map[string]any{}
 	keys := v.AllKeys()
@@ -104,6 +106,10 @@ func printConfig(v *viper.Viper, cfg app.Config) ([]byte, error) {
 		val := v.Get(key)
 		if isSecret(key) {
 			val = mask(fmt.Sprint(val))
+		}
+		if str, ok := val.(string); ok && strings.Contains(str, "://") {
+			// Provider URLs may carry user:password@ or ?key=.
+			val = redact.URL(str)
 		}
 		if key == "database.dsn" {
 			val = cfg.Database.DSN

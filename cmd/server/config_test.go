@@ -76,12 +76,19 @@ func TestLoadConfigRejects(t *testing.T) {
 		{"distributed without redis", "", []string{"XUNZHI_AGENT_AI_SINGLEFLIGHT_MODE=distributed"}, "redis.addrs"},
 		{"credentials with wildcard", "", []string{"SERVER_CORS_ALLOWED_ORIGINS=*", "SERVER_CORS_ALLOW_CREDENTIALS=true"}, "server.cors.allowed-origins"},
 		{"heartbeat over lease", "", []string{"XUNZHI_AGENT_AI_SINGLEFLIGHT_STAGES_INTERVIEW_EVALUATION_HEARTBEAT=20s"}, "interview-evaluation.heartbeat"},
+		{"no decoders", "", []string{"SPEECH_POCKETSPHINX_MAX_DECODERS=0"}, "speech.pocketsphinx.max-decoders"},
+		{"user share over the total", "", []string{"SPEECH_POCKETSPHINX_MAX_DECODERS_PER_USER=3"}, "speech.pocketsphinx.max-decoders-per-user"},
+		{"idle release zero", "", []string{"SPEECH_POCKETSPHINX_IDLE_RELEASE=0s"}, "speech.pocketsphinx.idle-release"},
+		{"bad base URL masked", "", []string{"AI_PROVIDER=openai", "AI_OPENAI_BASE_URL=//u:planted-pw@/?key=planted-k"}, "ai.openai.base-url"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			_, _, err := loadConfig(tt.file, tt.env)
 			if err == nil || !strings.Contains(err.Error(), tt.want) {
 				t.Fatalf("err = %v, want one naming %q", err, tt.want)
+			}
+			if strings.Contains(err.Error(), "planted") {
+				t.Fatalf("err = %v shows a URL secret", err)
 			}
 		})
 	}

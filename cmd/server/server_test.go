@@ -148,7 +148,12 @@ func TestAuth(t *testing.T) {
 func TestSecretsMasked(t *testing.T) {
 	const envKey = "sk-planted-env-key-0123456789"
 	const rowKey = "sk-planted-row-key-9876543210"
-	s := servertest.Start(t, "", "AI_PROVIDER=offline", "AI_OPENAI_API_KEY="+envKey, "LOG_FORMAT=json", "LOG_LEVEL=debug")
+	// Secrets inside URLs (issue 16): a password and a key in the query.
+	const urlPass, urlKey, envURLKey = "planted-url-pass-1234", "planted-url-key-5678", "planted-env-url-key-9012"
+	envURL := "https://gw.example.com/v1?api_key=" + envURLKey
+	rowURL := "https://admin:" + urlPass + "@api.deepseek.com/v1?key=" + urlKey + "&region=cn"
+	s := servertest.Start(t, "", "AI_PROVIDER=offline", "AI_OPENAI_API_KEY="+envKey, "AI_OPENAI_BASE_URL="+envURL,
+		"LOG_FORMAT=json", "LOG_LEVEL=debug")
 	admin := MustRegisterLogin(t, s.URL, "admin1")
 	user := MustRegisterLogin(t, s.URL, "user1")
 	var responses []string
@@ -158,20 +163,34 @@ func TestSecretsMasked(t *testing.T) {
 		return r
 	}
 	r := do("POST", "/ai-properties", admin.Token, map[string]any{"aiName": "deepseek", "aiType": "deepseek",
-		"apiKey": rowKey, "apiUrl": "https://api.deepseek.com/v1", "modelName": "deepseek-chat"})
+		"apiKey": rowKey, "apiUrl": rowURL, "modelName": "deepseek-chat"})
 	wantStatus(t, r, 200, "0")
 	var created struct {
 		ID        string `json:"id"`
 		APIKey    string `json:"apiKey"`
 		APIKeySet bool   `json:"apiKeySet"`
+		APIURL    string `json:"apiUrl"`
 	}
 	r.Decode(t, &created)
 	if created.APIKey != "******" || !created.APIKeySet {
 		t.Fatalf("created apiKey = %q set=%v, want masked", created.APIKey, created.APIKeySet)
 	}
-	// An update that echoes the masked key back keeps the stored key.
-	wantStatus(t, do("PUT", "/ai-properties", admin.Token, map[string]any{"id": created.ID, "apiKey": "******", "maxTokens": 512}), 200, "0")
-	wantStatus(t, do("GET", "/ai-properties/"+created.ID, user.Token, nil), 200, "0")
+	const maskedURL = "https://admin:******@api.deepseek.com/v1?key=******&region=cn"
+	if created.APIURL != maskedURL {
+		t.Fatalf("created apiUrl = %q, want %q", created.APIURL, maskedURL)
+	}
+	// An update that echoes the masked key and URL back keeps the stored ones.
+	wantStatus(t, do("PUT", "/ai-properties", admin.Token, map[string]any{"id": created.ID, "apiKey": "******",
+		"apiUrl": maskedURL, "maxTokens": 512}), 200, "0")
+	// A masked secret the row does not hold cannot be stored.
+	wantStatus(t, do("PUT", "/ai-properties", admin.Token, map[string]any{"id": created.ID,
+		"apiUrl": "https://api.deepseek.com/v1?token=******"}), 400, "A000001")
+	r = do("GET", "/ai-properties/"+created.ID, user.Token, nil)
+	wantStatus(t, r, 200, "0")
+	r.Decode(t, &created)
+	if created.APIURL != maskedURL {
+		t.Fatalf("apiUrl after update = %q, want %q", created.APIURL, maskedURL)
+	}
 	wantStatus(t, do("GET", "/ai-properties?current=1&size=10", user.Token, nil), 200, "0")
 	wantStatus(t, do("GET", "/ai-properties/enabled", user.Token, nil), 200, "0")
 	wantStatus(t, do("GET", "/ai-properties/options", user.Token, nil), 200, "0")
@@ -184,14 +203,15 @@ func TestSecretsMasked(t *testing.T) {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(servertest.Binary(t), "--print-config")
-	cmd.Env = []string{"AI_OPENAI_API_KEY=" + envKey, "REDIS_PASSWORD=" + envKey}
+	cmd.Env = []string{"AI_OPENAI_API_KEY=" + envKey, "REDIS_PASSWORD=" + envKey, "AI_OPENAI_BASE_URL=" + envURL,
+		"TTS_OPENAI_BASE_URL=" + rowURL}
 	masked, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatal(err)
 	}
 	for name, text := range map[string]string{"responses": strings.Join(responses, "\n"), "logs": s.Logs(),
 		"print-config": string(out) + string(masked)} {
-		for _, key := range []string{envKey, rowKey} {
+		for _, key := range []string{envKey, rowKey, urlPass, urlKey, envURLKey} {
 			if strings.Contains(text, key) {
 				t.Errorf("%s contain the planted key %q", name, key)
 			}
@@ -199,6 +219,9 @@ func TestSecretsMasked(t *testing.T) {
 	}
 	if !strings.Contains(string(masked), "******") {
 		t.Errorf("print-config does not show a masked key:\n%s", masked)
+	}
+	if !strings.Contains(string(masked), "https://gw.example.com/v1?api_key=******") {
+		t.Errorf("print-config does not show the masked base URL:\n%s", masked)
 	}
 }
 

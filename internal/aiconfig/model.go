@@ -12,6 +12,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/redact"
 )
 
 // Types a configuration may have (api.md).
@@ -36,7 +37,8 @@ type Property struct {
 }
 
 // Input creates or updates a configuration. On update, nil fields keep
-// their value and an empty or masked apiKey keeps the stored key.
+// their value, an empty or masked apiKey keeps the stored key, and the
+// masked secrets of an apiUrl (as the API shows it) keep the stored ones.
 type Input struct {
 	ID             string   `json:"id"`
 	AIName         *string  `json:"aiName"`
@@ -58,8 +60,9 @@ type Filter struct {
 	Enabled *bool
 }
 
-// apply copies the set fields of in onto p.
-func (in Input) apply(p *Property) {
+// apply copies the set fields of in onto p. It fails when apiUrl keeps a
+// masked secret that p does not hold.
+func (in Input) apply(p *Property) error {
 	set := func(dst *string, src *string) {
 		if src != nil {
 			*dst = strings.TrimSpace(*src)
@@ -68,7 +71,13 @@ func (in Input) apply(p *Property) {
 	set(&p.Name, in.AIName)
 	set(&p.Type, in.AIType)
 	p.Type = strings.ToLower(p.Type)
-	set(&p.APIURL, in.APIURL)
+	if in.APIURL != nil {
+		u, err := redact.Restore(strings.TrimSpace(*in.APIURL), p.APIURL)
+		if err != nil {
+			return apperr.Invalid("apiUrl: %v", err)
+		}
+		p.APIURL = u
+	}
 	set(&p.ModelName, in.ModelName)
 	if in.APIKey != nil && *in.APIKey != "" && *in.APIKey != MaskedKey {
 		p.APIKey = strings.TrimSpace(*in.APIKey)
@@ -89,6 +98,7 @@ func (in Input) apply(p *Property) {
 	if in.IsEnabled != nil {
 		p.IsEnabled = *in.IsEnabled
 	}
+	return nil
 }
 
 // Validate checks p and says what to fix.
@@ -133,7 +143,8 @@ func (p Property) Validate() error {
 // MaskedKey is what the API shows instead of a stored key.
 const MaskedKey = "******"
 
-// View is a configuration as the API shows it: the key masked.
+// View is a configuration as the API shows it: the key and the secrets
+// inside the URL masked.
 type View struct {
 	ID             string   `json:"id"`
 	AIName         string   `json:"aiName"`
@@ -152,9 +163,10 @@ type View struct {
 	UpdateTime     string   `json:"updateTime"`
 }
 
-// ViewOf converts p for the API, masking the key.
+// ViewOf converts p for the API, masking the key and the URL's secrets
+// (redact.URL).
 func ViewOf(p Property) View {
-	v := View{ID: p.ID, AIName: p.Name, AIType: p.Type, APIKeySet: p.APIKey != "", APIURL: p.APIURL,
+	v := View{ID: p.ID, AIName: p.Name, AIType: p.Type, APIKeySet: p.APIKey != "", APIURL: redact.URL(p.APIURL),
 		ModelName: p.ModelName, MaxTokens: p.MaxTokens, Temperature: p.Temperature, SystemPrompt: p.SystemPrompt,
 		SupportsVision: p.SupportsVision, IsEnabled: p.IsEnabled, Offline: p.Type == "offline"}
 	if v.APIKeySet {

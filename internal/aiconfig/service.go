@@ -58,7 +58,9 @@ func NewService(store Store, def llm.Provider) *Service {
 // Create stores a new configuration made by actor.
 func (s *Service) Create(ctx context.Context, actorID string, in Input) (Property, error) {
 	p := Property{ID: ids.New(), IsEnabled: true, CreatedBy: actorID}
-	in.apply(&p)
+	if err := in.apply(&p); err != nil {
+		return Property{}, err
+	}
 	if err := s.check(p); err != nil {
 		return Property{}, err
 	}
@@ -89,7 +91,9 @@ func (s *Service) Update(ctx context.Context, in Input) (Property, error) {
 	if err != nil {
 		return Property{}, err
 	}
-	in.apply(&p)
+	if err := in.apply(&p); err != nil {
+		return Property{}, err
+	}
 	if err := s.check(p); err != nil {
 		return Property{}, err
 	}

@@ -119,3 +119,54 @@ func TestResolveTalksToConfiguredModel(t *testing.T) {
 		t.Fatalf("default = %+v, %v; want the offline provider", def, err)
 	}
 }
+
+// Secrets inside apiUrl are masked in views, and a masked URL sent back
+// keeps the stored secrets (issue 16).
+func TestURLSecrets(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, gdb *gorm.DB) {
+		ctx := context.Background()
+		svc := NewService(NewGormStore(gdb), llm.NewOffline())
+		const stored = "https://u:planted-pass@gw.example.com/v1?key=planted-key&model=x"
+		p, err := svc.Create(ctx, "admin", Input{AIName: ptr("gw"), AIType: ptr("other"), APIURL: ptr(stored), ModelName: ptr("m")})
+		if err != nil {
+			t.Fatal(err)
+		}
+		v := ViewOf(p)
+		if want := "https://u:******@gw.example.com/v1?key=******&model=x"; v.APIURL != want {
+			t.Fatalf("view apiUrl = %q, want %q", v.APIURL, want)
+		}
+		tests := []struct {
+			name, sent, want string
+			ok               bool
+		}{
+			{"masked URL sent back", v.APIURL, stored, true},
+			{"path edited", "https://u:******@gw.example.com/v2?key=******&model=x", "https://u:planted-pass@gw.example.com/v2?key=planted-key&model=x", true},
+			{"unknown masked secret", "https://gw.example.com/v1?token=******", "", false},
+			{"new URL", "https://api.deepseek.com/v1", "https://api.deepseek.com/v1", true},
+		}
+		for _, tt := range tests {
+			t.Run(tt.name, func(t *testing.T) {
+				before, err := svc.Get(ctx, p.ID)
+				if err != nil {
+					t.Fatal(err)
+				}
+				got, err := svc.Update(ctx, Input{ID: p.ID, APIURL: ptr(tt.sent)})
+				if !tt.ok {
+					if !apperr.Is(err, apperr.KindInvalid) {
+						t.Fatalf("update = %v, want invalid", err)
+					}
+					if after, _ := svc.Get(ctx, p.ID); after.APIURL != before.APIURL {
+						t.Fatalf("rejected update changed apiUrl to %q", after.APIURL)
+					}
+					return
+				}
+				if err != nil || got.APIURL != tt.want {
+					t.Fatalf("update = %q, %v; want %q", got.APIURL, err, tt.want)
+				}
+				if stored, _ := svc.Get(ctx, p.ID); stored.APIURL != tt.want {
+					t.Fatalf("stored apiUrl = %q, want %q", stored.APIURL, tt.want)
+				}
+			})
+		}
+	})
+}

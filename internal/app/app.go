@@ -135,7 +135,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	if err != nil {
 		return nil, err
 	}
-	recognizer, err := speechRecognizer(cfg.Speech, log)
+	recognizer, err := speechRecognizer(cfg.Speech, log, reg)
 	if err != nil {
 		return nil, err
 	}

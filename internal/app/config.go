@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"time"
+
+	"github.com/xunzhi-ai/aimeeting/internal/redact"
 )
 
 // Config is the whole configuration, decoded from application.yaml, an
@@ -83,9 +85,13 @@ type SpeechConfig struct {
 	Xunfei            XunfeiConfig       `mapstructure:"xunfei"`
 }
 
-// PocketsphinxConfig locates the local recogniser's model.
+// PocketsphinxConfig locates the local recogniser's model and bounds its
+// memory: each decoder holds a copy of the model.
 type PocketsphinxConfig struct {
-	ModelDir string `mapstructure:"model-dir"`
+	ModelDir           string        `mapstructure:"model-dir"`
+	MaxDecoders        int           `mapstructure:"max-decoders"`
+	MaxDecodersPerUser int           `mapstructure:"max-decoders-per-user"`
+	IdleRelease        time.Duration `mapstructure:"idle-release"`
 }
 
 // SpeechOpenAIConfig is an OpenAI-compatible audio API.
@@ -323,6 +329,14 @@ func (c *Config) Validate() error {
 		c.Limits.Chat < 1 || c.Limits.TTS < 1 || c.Limits.Default < 1) {
 		bad("rate-limit", "answer, heavy, read, chat, tts and default must be at least 1 request per second")
 	}
+	if ps := c.Speech.Pocketsphinx; ps.MaxDecoders < 1 {
+		bad("speech.pocketsphinx.max-decoders", "must be at least 1, got %d", ps.MaxDecoders)
+	} else if ps.MaxDecodersPerUser < 1 || ps.MaxDecodersPerUser > ps.MaxDecoders {
+		bad("speech.pocketsphinx.max-decoders-per-user", "must be 1..speech.pocketsphinx.max-decoders (%d), got %d", ps.MaxDecoders, ps.MaxDecodersPerUser)
+	}
+	if c.Speech.Pocketsphinx.IdleRelease <= 0 {
+		bad("speech.pocketsphinx.idle-release", "must be positive")
+	}
 	if c.Auth.BcryptCost < 4 || c.Auth.BcryptCost > 31 {
 		bad("auth.bcrypt-cost", "must be 4..31, got %d", c.Auth.BcryptCost)
 	}
@@ -342,7 +356,7 @@ func (c *Config) Validate() error {
 			bad("ai.openai.model", "is required when ai.provider is openai")
 		}
 		if u, err := url.Parse(c.AI.OpenAI.BaseURL); err != nil || u.Host == "" {
-			bad("ai.openai.base-url", "must be an http(s) URL, got %q", c.AI.OpenAI.BaseURL)
+			bad("ai.openai.base-url", "must be an http(s) URL, got %q", redact.URL(c.AI.OpenAI.BaseURL))
 		}
 	case "ollama":
 		if c.AI.Ollama.Model == "" {

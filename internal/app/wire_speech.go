@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/xunzhi-ai/aimeeting/internal/speech"
 	"github.com/xunzhi-ai/aimeeting/internal/speech/openai"
 	"github.com/xunzhi-ai/aimeeting/internal/speech/pocketsphinx"
@@ -23,9 +25,11 @@ func speechMaxUpload(cfg SpeechConfig) int64 {
 // pocketsphinx when installed, else openai or xunfei when credentials are
 // configured; with none the routes answer that speech is unavailable. A
 // recogniser that is an io.Closer must be closed on shutdown.
-func speechRecognizer(cfg SpeechConfig, log *slog.Logger) (speech.Recognizer, error) {
+func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registerer) (speech.Recognizer, error) {
 	ps := func() (speech.Recognizer, error) {
-		e, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.Pocketsphinx.ModelDir})
+		e, err := pocketsphinx.New(pocketsphinx.Config{ModelDir: cfg.Pocketsphinx.ModelDir,
+			MaxDecoders: cfg.Pocketsphinx.MaxDecoders, MaxDecodersPerUser: cfg.Pocketsphinx.MaxDecodersPerUser,
+			IdleRelease: cfg.Pocketsphinx.IdleRelease, Registerer: reg})
 		if err != nil {
 			return nil, err
 		}

@@ -158,7 +158,11 @@ func PageRequest(c *gin.Context) (page.Request, error) {
 	if size < 1 || size > page.MaxSize {
 		return page.Request{}, apperr.Invalid("query parameter \"size\" must be between 1 and %d", page.MaxSize)
 	}
-	return page.Request{Current: current, Size: size}.Normalize(), nil
+	p := page.Request{Current: current, Size: size}.Normalize()
+	if err := p.Validate(); err != nil {
+		return page.Request{}, apperr.Invalid("query parameter \"current\" is too large (%v)", err)
+	}
+	return p, nil
 }
 
 // Upload is a file read from a multipart request.

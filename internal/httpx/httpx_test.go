@@ -88,3 +88,39 @@ func TestCORS(t *testing.T) {
 		})
 	}
 }
+
+func TestPageRequest(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	tests := []struct {
+		query string
+		ok    bool
+	}{
+		{"", true},
+		{"current=3&size=20", true},
+		{"current=92233720368547758&size=100", true},
+		{"current=9223372036854775807&size=100", false},
+		{"current=92233720368547759&size=100", false},
+		{"current=99999999999999999999&size=100", false},
+		{"current=0", false},
+		{"size=101", false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			c, _ := gin.CreateTestContext(httptest.NewRecorder())
+			c.Request = httptest.NewRequest(http.MethodGet, "/x?"+tt.query, nil)
+			p, err := PageRequest(c)
+			if got := err == nil; got != tt.ok {
+				t.Fatalf("PageRequest(%s) = %+v, %v; want ok=%v", tt.query, p, err, tt.ok)
+			}
+			if err != nil {
+				if status, _ := StatusOf(err); status != http.StatusBadRequest {
+					t.Fatalf("status %d for %v, want 400", status, err)
+				}
+				return
+			}
+			if p.Offset() < 0 {
+				t.Fatalf("offset %d < 0 for %s", p.Offset(), tt.query)
+			}
+		})
+	}
+}

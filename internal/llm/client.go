@@ -23,6 +23,7 @@ type Client struct {
 	temperature  *float64
 	vision       bool
 	apiKey       string // only to redact it from error messages
+	baseURL      string // likewise: its secrets are redacted from messages
 
 	// legacyMaxTokens sends max_tokens instead of max_completion_tokens,
 	// which most OpenAI-compatible servers other than OpenAI expect.
@@ -77,7 +78,7 @@ func NewOpenAI(cfg Config) (*Client, error) {
 		openai.WithHTTPClient(newHTTPClient(cfg.HTTPClient, keyless)),
 	)
 	if err != nil {
-		return nil, apperr.Invalid("llm: cannot create OpenAI-compatible client: %v", redactor(cfg.APIKey)(err.Error()))
+		return nil, apperr.Invalid("llm: cannot create OpenAI-compatible client: %v", redactor(cfg.APIKey, base)(err.Error()))
 	}
 	return &Client{
 		name:            TypeOpenAI,
@@ -87,6 +88,7 @@ func NewOpenAI(cfg Config) (*Client, error) {
 		temperature:     cfg.Temperature,
 		vision:          cfg.Vision,
 		apiKey:          cfg.APIKey,
+		baseURL:         base,
 		legacyMaxTokens: typ != TypeOpenAI,
 		reasoning:       true,
 		imagePart: func(img Image) llms.ContentPart {
@@ -115,7 +117,7 @@ func NewOllama(cfg Config) (*Client, error) {
 		ollama.WithHTTPClient(newHTTPClient(cfg.HTTPClient, false)),
 	)
 	if err != nil {
-		return nil, apperr.Invalid("llm: cannot create Ollama client: %v", err)
+		return nil, apperr.Invalid("llm: cannot create Ollama client: %v", redactor(cfg.APIKey, base)(err.Error()))
 	}
 	return &Client{
 		name:         TypeOllama,
@@ -125,6 +127,7 @@ func NewOllama(cfg Config) (*Client, error) {
 		temperature:  cfg.Temperature,
 		vision:       cfg.Vision,
 		apiKey:       cfg.APIKey,
+		baseURL:      base,
 		imagePart: func(img Image) llms.ContentPart {
 			return llms.BinaryContent{MIMEType: img.MIME, Data: img.Data}
 		},
@@ -232,6 +235,7 @@ func (c *Client) call(ctx context.Context, req Request, onChunk func(Chunk) erro
 		transportErr: transportErr,
 		err:          err,
 		apiKey:       c.apiKey,
+		baseURL:      c.baseURL,
 	}
 	switch {
 	case err != nil:

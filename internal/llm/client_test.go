@@ -3,6 +3,7 @@ package llm_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"strings"
@@ -404,5 +405,40 @@ func TestNewValidates(t *testing.T) {
 				t.Errorf("err kind = %d, want KindInvalid", apperr.KindOf(err))
 			}
 		})
+	}
+}
+
+// A base URL with a password and a key in its query must not leak through
+// error messages, which quote the request URL (issue 16).
+func TestBaseURLSecretsRedacted(t *testing.T) {
+	const pass, qkey = "planted-pass-77", "planted-query-key-88"
+	base := strings.Replace(closedURL(t), "http://", "http://user:"+pass+"@", 1) + "?key=" + qkey
+	for _, typ := range []string{"other", "ollama"} {
+		for _, stream := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s stream=%v", typ, stream), func(t *testing.T) {
+				c, err := llm.New(llm.Config{Type: typ, BaseURL: base, Model: "m"})
+				if err != nil {
+					t.Fatal(err)
+				}
+				req := llm.Request{Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}}
+				if stream {
+					_, err = c.Stream(context.Background(), req, func(llm.Chunk) error { return nil })
+				} else {
+					_, err = c.Generate(context.Background(), req)
+				}
+				if !apperr.Is(err, apperr.KindUnavailable) {
+					t.Fatalf("err = %v, want unavailable", err)
+				}
+				// What is logged and answered: the message and the cause's.
+				msg := fmt.Sprintf("%v | %v", err, errors.Unwrap(err))
+				if strings.Contains(msg, pass) || strings.Contains(msg, qkey) {
+					t.Fatalf("error leaks a URL secret: %s", msg)
+				}
+			})
+		}
+	}
+	_, err := llm.New(llm.Config{Type: "other", BaseURL: "ftp://user:" + pass + "@h/?key=" + qkey, Model: "m"})
+	if err == nil || strings.Contains(err.Error(), pass) || strings.Contains(err.Error(), qkey) {
+		t.Fatalf("invalid base URL error %v: want an error without the secrets", err)
 	}
 }

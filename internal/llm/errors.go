@@ -11,6 +11,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/redact"
 )
 
 // failure is everything known about a failed call, gathered from the
@@ -24,13 +25,14 @@ type failure struct {
 	err          error  // error returned by the client library
 	finishReason string // finish reason of a successful response
 	apiKey       string // redacted from every message
+	baseURL      string // its secrets (redact.Secrets) too
 }
 
 // classify turns a failure into the error a Provider returns: the caller's
 // cancellation wraps context.Canceled, everything else is an *apperr.Error.
 // It returns nil when nothing failed.
 func classify(f failure) error {
-	red := redactor(f.apiKey)
+	red := redactor(f.apiKey, f.baseURL)
 	cause := f.err
 	if cause == nil {
 		cause = f.transportErr
@@ -187,14 +189,18 @@ type redactedError struct {
 func (e redactedError) Error() string { return e.msg }
 func (e redactedError) Unwrap() error { return e.err }
 
-// redactor returns a function that replaces key in a string.
-func redactor(key string) func(string) string {
-	if len(key) < 4 {
-		// Too short to search for without mangling messages; such keys are
-		// placeholders, not secrets.
-		return func(s string) string { return s }
+// redactor returns a function that replaces key and the secrets inside
+// baseURL (its password and key or token query values) in a string:
+// transport errors quote the whole request URL.
+func redactor(key, baseURL string) func(string) string {
+	return func(s string) string {
+		// A key shorter than 4 bytes is a placeholder, not a secret, and
+		// too short to search for without mangling messages.
+		if len(key) >= 4 {
+			s = strings.ReplaceAll(s, key, "[redacted]")
+		}
+		return redact.Text(s, baseURL)
 	}
-	return func(s string) string { return strings.ReplaceAll(s, key, "[redacted]") }
 }
 
 // truncate shortens s to at most n bytes on a rune boundary.

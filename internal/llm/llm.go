@@ -17,6 +17,7 @@ import (
 	"strings"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/redact"
 )
 
 // Role is the author of a message.
@@ -162,7 +163,7 @@ func normalizeType(t string) string { return strings.ToLower(strings.TrimSpace(t
 func validateBaseURL(raw string) error {
 	u, err := url.Parse(raw)
 	if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
-		return apperr.Invalid("llm: config base URL %q is not an absolute http(s) URL", raw)
+		return apperr.Invalid("llm: config base URL %q is not an absolute http(s) URL", redact.URL(raw))
 	}
 	return nil
 }

@@ -2,6 +2,12 @@
 // endpoint: current is 1-based, size defaults to 10 and is at most 100.
 package page
 
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
 // Limits of a page request.
 const (
 	DefaultSize = 10
@@ -26,6 +32,21 @@ func (r Request) Normalize() Request {
 		r.Size = MaxSize
 	}
 	return r
+}
+
+// ErrOutOfRange is returned by Validate for a page whose records lie
+// beyond any representable offset.
+var ErrOutOfRange = errors.New("page out of range")
+
+// Validate rejects a page whose end, Current × Size, does not fit in an
+// int64: its Offset would overflow and wrap around to an earlier page.
+// r is expected to be normalized.
+func (r Request) Validate() error {
+	if r.Size > 0 && int64(r.Current) > math.MaxInt64/int64(r.Size) {
+		return fmt.Errorf("%w: current × size must be at most %d, current is %d with size %d",
+			ErrOutOfRange, int64(math.MaxInt64), r.Current, r.Size)
+	}
+	return nil
 }
 
 // Offset is the number of records before the page.

@@ -148,6 +148,9 @@ func (s *Server) Stop(tb testing.TB) {
 	}
 }
 
+// PID is the server's process id (for /proc/PID/status in memory tests).
+func (s *Server) PID() int { return s.cmd.Process.Pid }
+
 // Kill sends SIGKILL, as a crash would, and waits for the process to end.
 func (s *Server) Kill() {
 	_ = s.cmd.Process.Kill()

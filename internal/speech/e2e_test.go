@@ -216,13 +216,18 @@ func TestServerEdges(t *testing.T) {
 	if r := servertest.Do(t, "GET", srv.URL+path, token, nil); r.Status != http.StatusBadRequest {
 		t.Errorf("plain GET with token: %d %s, want 400", r.Status, r.Raw)
 	}
-	d := websocket.Dialer{Subprotocols: []string{"bearer", token}}
-	ws, _, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+path, nil)
+	// As the web page connects: the token next to the protocol name,
+	// which is all the server answers.
+	d := websocket.Dialer{Subprotocols: []string{speech.Protocol, token}}
+	ws, resp, err := d.Dial("ws"+strings.TrimPrefix(srv.URL, "http")+path, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer ws.Close()
-	if m := mustRead(t, ws); m.Type != speech.TypeConnected || ws.Subprotocol() != "bearer" {
+	if got := resp.Header.Get("Sec-WebSocket-Protocol"); got != speech.Protocol {
+		t.Errorf("Sec-WebSocket-Protocol answer %q, want %q", got, speech.Protocol)
+	}
+	if m := mustRead(t, ws); m.Type != speech.TypeConnected || ws.Subprotocol() != speech.Protocol {
 		t.Fatalf("got %+v (subprotocol %q), want connected", m, ws.Subprotocol())
 	}
 	srv.Stop(t)

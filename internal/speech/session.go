@@ -15,6 +15,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 )
 
 // Principal is the authenticated user of a socket.
@@ -126,36 +127,54 @@ func NewServer(cfg Config, rec Recognizer, auth Authenticator, metrics *Metrics)
 // Provider is the name of the recogniser.
 func (s *Server) Provider() string { return s.rec.Name() }
 
-// subprotocol markers a client may offer before its token
-// (new WebSocket(url, ["bearer", token])).
-var tokenMarkers = map[string]bool{"bearer": true, "token": true, "access_token": true, "authorization": true}
+// Protocol is the subprotocol name of the transcription socket. A browser
+// sends its token as a subprotocol next to it,
+// new WebSocket(url, ["aimeeting.v1", token]), and the server answers
+// "aimeeting.v1": a browser fails a handshake whose answer names none of
+// the offered protocols, and answering the token itself would echo a
+// secret into response headers, proxies' logs and the page's
+// WebSocket.protocol.
+const Protocol = "aimeeting.v1"
 
-// tokenOf finds the token: ?token=, Authorization: Bearer, or
-// Sec-WebSocket-Protocol. It returns the subprotocol to echo, if any.
+// knownProtocols are the offered subprotocols that are names, never
+// tokens: Protocol, and the markers older clients put before their token
+// (["bearer", token]), which are answered as themselves.
+var knownProtocols = map[string]bool{Protocol: true, "bearer": true, "token": true, "access_token": true, "authorization": true}
+
+// tokenOf finds the token: ?token=, Authorization: Bearer, or the first
+// offered subprotocol that is not a known name. It returns the subprotocol
+// to answer: Protocol when offered, else an offered marker, else none. The
+// answer is always one of knownProtocols, never the token.
 func tokenOf(r *http.Request) (token, subprotocol string) {
+	protos := websocket.Subprotocols(r)
+	for _, p := range protos {
+		if p == Protocol {
+			subprotocol = p
+			break
+		}
+		if subprotocol == "" && knownProtocols[strings.ToLower(p)] {
+			subprotocol = p
+		}
+	}
 	if t := r.URL.Query().Get("token"); t != "" {
-		return t, ""
+		return t, subprotocol
 	}
 	if h := r.Header.Get("Authorization"); h != "" {
 		if len(h) > 7 && strings.EqualFold(h[:7], "bearer ") {
-			return strings.TrimSpace(h[7:]), ""
+			return strings.TrimSpace(h[7:]), subprotocol
 		}
-		return strings.TrimSpace(h), ""
+		return strings.TrimSpace(h), subprotocol
 	}
-	protos := websocket.Subprotocols(r)
-	for i, p := range protos {
-		if tokenMarkers[strings.ToLower(p)] && i+1 < len(protos) {
-			return protos[i+1], p
+	for _, p := range protos {
+		if !knownProtocols[strings.ToLower(p)] {
+			return p, subprotocol
 		}
 	}
-	if len(protos) > 0 {
-		return protos[0], protos[0]
-	}
-	return "", ""
+	return "", subprotocol
 }
 
 // Authenticate resolves the request's token (see tokenOf) and returns the
-// subprotocol to echo.
+// subprotocol to answer (never the token).
 func (s *Server) Authenticate(r *http.Request) (Principal, string, error) {
 	token, proto := tokenOf(r)
 	if token == "" {
@@ -213,7 +232,9 @@ func (s *Server) register(ws *websocket.Conn, who Principal) (*conn, int, string
 		return nil, closePolicy, fmt.Sprintf("at most %d sockets per user", s.cfg.MaxSocketsPerUser)
 	}
 	s.perUser[who.ID]++
-	ctx, cancel := context.WithCancel(s.base)
+	// The user travels in the context to the recogniser, which bounds
+	// each user's share of decoders.
+	ctx, cancel := context.WithCancel(auth.NewContext(s.base, auth.Caller{UserID: who.ID, Username: who.Username}))
 	c := &conn{s: s, ws: ws, user: who, ctx: ctx, cancel: cancel, out: make(chan []byte, s.cfg.SendQueue)}
 	s.conns[c] = struct{}{}
 	s.wg.Add(1)
@@ -431,12 +452,26 @@ func (c *conn) startTranscription() {
 	}
 	stream, err := c.s.rec.Start(c.ctx, func(r Result) { c.emit(tr, r) })
 	if err != nil {
-		msg := "could not start the recogniser"
-		if errors.Is(err, ErrBusy) {
-			msg = "every speech recogniser is busy; try again shortly"
+		// Refusals answer at once, never wait: the page says why.
+		msg, reason := "could not start the recogniser", "failed"
+		limit := 0
+		var le *LimitError
+		if errors.As(err, &le) {
+			limit = le.Limit
+		}
+		switch {
+		case errors.Is(err, ErrUserBusy):
+			msg, reason = fmt.Sprintf("you already run %d speech transcription(s), the most one user may at once: "+
+				"stop the other one (stop_transcription, or close its page) and start again", limit), "user_limit"
+		case errors.Is(err, ErrBusy):
+			msg, reason = "every speech recogniser of this server is busy; try again in a few seconds", "busy"
 		}
 		m := newMessage(TypeError, msg)
-		m.Data = map[string]string{"provider": c.s.rec.Name()}
+		data := map[string]any{"provider": c.s.rec.Name(), "reason": reason}
+		if limit > 0 {
+			data["limit"] = limit
+		}
+		m.Data = data
 		c.send(m)
 		return
 	}

@@ -16,6 +16,7 @@ import (
 	"github.com/gorilla/websocket"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/speech"
 )
 
@@ -187,17 +188,41 @@ func TestAuth(t *testing.T) {
 			}
 		})
 	}
-	t.Run("subprotocol echoed", func(t *testing.T) {
-		d := websocket.Dialer{Subprotocols: []string{"bearer", "tok-u1"}}
-		ws, _, err := d.Dial(h.url+"u1", nil)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer ws.Close()
-		if got := ws.Subprotocol(); got != "bearer" {
-			t.Errorf("subprotocol %q, want bearer", got)
-		}
-	})
+	// The answer names a protocol, never the token (issue 16): the token
+	// must not come back in the response headers.
+	protoTests := []struct {
+		name    string
+		offered []string
+		want    string
+	}{
+		{"aimeeting.v1 then token", []string{speech.Protocol, "tok-u1"}, speech.Protocol},
+		{"token then aimeeting.v1", []string{"tok-u1", speech.Protocol}, speech.Protocol},
+		{"bearer marker", []string{"bearer", "tok-u1"}, "bearer"},
+		{"token alone", []string{"tok-u1"}, ""},
+	}
+	for _, tt := range protoTests {
+		t.Run("subprotocol "+tt.name, func(t *testing.T) {
+			d := websocket.Dialer{Subprotocols: tt.offered}
+			ws, resp, err := d.Dial(h.url+"u1", nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ws.Close()
+			if got := ws.Subprotocol(); got != tt.want {
+				t.Errorf("subprotocol %q, want %q", got, tt.want)
+			}
+			for k, vs := range resp.Header {
+				for _, v := range vs {
+					if strings.Contains(v, "tok-u1") {
+						t.Errorf("response header %s: %q echoes the token", k, v)
+					}
+				}
+			}
+			if m := mustRead(t, ws); m.Type != speech.TypeConnected {
+				t.Fatalf("got %+v, want connected", m)
+			}
+		})
+	}
 }
 
 func TestCommands(t *testing.T) {
@@ -488,5 +513,94 @@ func TestFiftySocketsMemoryBound(t *testing.T) {
 		sockets, base.HeapAlloc>>10, peak.Load()>>10, growth>>10, bound>>10)
 	if growth > bound {
 		t.Errorf("heap grew %d KiB, bound %d KiB", growth>>10, bound>>10)
+	}
+}
+
+// limitRecognizer admits one stream per user (the caller in ctx) and
+// max in all, like the pocketsphinx engine.
+type limitRecognizer struct {
+	fakeRecognizer
+	max int
+
+	mu      sync.Mutex // protects perUser, total
+	perUser map[string]int
+	total   int
+}
+
+func (l *limitRecognizer) Start(ctx context.Context, emit func(speech.Result)) (speech.Stream, error) {
+	caller, _ := auth.FromContext(ctx)
+	user := caller.UserID
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	switch {
+	case user == "":
+		return nil, errors.New("no user in the context")
+	case l.perUser[user] >= 1:
+		return nil, &speech.LimitError{Err: speech.ErrUserBusy, Limit: 1}
+	case l.total >= l.max:
+		return nil, &speech.LimitError{Err: speech.ErrBusy, Limit: l.max}
+	}
+	l.perUser[user]++
+	l.total++
+	st, _ := l.fakeRecognizer.Start(ctx, emit)
+	return &limitStream{Stream: st, release: func() {
+		l.mu.Lock()
+		defer l.mu.Unlock()
+		l.perUser[user]--
+		l.total--
+	}}, nil
+}
+
+type limitStream struct {
+	speech.Stream
+	release func()
+}
+
+func (s *limitStream) Close() error { defer s.release(); return s.Stream.Close() }
+
+// A start over the user's share or over every recogniser gets an error
+// message at once, and the socket stays usable (issue 16).
+func TestRecognizerLimits(t *testing.T) {
+	rec := &limitRecognizer{max: 2, perUser: map[string]int{}}
+	h := newHarness(t, speech.Config{}, rec)
+	a1 := h.mustConnect(t, "u1")
+	a2 := h.mustConnect(t, "u1")
+	b := h.mustConnect(t, "u2")
+	c := h.mustConnect(t, "u3")
+
+	start := func(ws *websocket.Conn) speech.Message {
+		t.Helper()
+		mustSend(t, ws, speech.CmdStart)
+		return mustRead(t, ws)
+	}
+	if m := start(a1); m.Type != speech.TypeTranscriptionStarted {
+		t.Fatalf("first start: %+v", m)
+	}
+	m := start(a2)
+	if m.Type != speech.TypeError || !strings.Contains(m.Message, "stop the other one") {
+		t.Fatalf("second start of one user: %+v, want an error saying to stop the other", m)
+	}
+	if d, _ := m.Data.(map[string]any); d["reason"] != "user_limit" || d["limit"] != float64(1) {
+		t.Fatalf("user limit data %+v", m.Data)
+	}
+	if m := start(b); m.Type != speech.TypeTranscriptionStarted {
+		t.Fatalf("other user's start: %+v", m)
+	}
+	m = start(c)
+	if m.Type != speech.TypeError || !strings.Contains(m.Message, "busy") {
+		t.Fatalf("start over the global limit: %+v, want a busy error", m)
+	}
+	if d, _ := m.Data.(map[string]any); d["reason"] != "busy" {
+		t.Fatalf("busy data %+v", m.Data)
+	}
+	// The refused socket still answers, and starts once a recogniser frees.
+	mustSend(t, c, speech.CmdPing)
+	if m := mustRead(t, c); m.Type != speech.TypePong {
+		t.Fatalf("after refusal: %+v, want pong", m)
+	}
+	mustSend(t, b, speech.CmdStop)
+	readUntil(t, b, speech.TypeTranscriptionStopped)
+	if m := start(c); m.Type != speech.TypeTranscriptionStarted {
+		t.Fatalf("start after a stop elsewhere: %+v", m)
 	}
 }

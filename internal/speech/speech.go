@@ -9,6 +9,7 @@ package speech
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
@@ -63,6 +64,22 @@ type Stream interface {
 
 // ErrBusy is returned by Start when every recogniser is in use.
 var ErrBusy = errors.New("every speech recogniser is busy")
+
+// ErrUserBusy is returned by Start when the user of the context already
+// runs as many recognitions as a user may.
+var ErrUserBusy = errors.New("this user already runs as many speech recognitions as allowed")
+
+// LimitError is a refusal by a limit: Err is ErrBusy or ErrUserBusy, Limit
+// the number allowed.
+type LimitError struct {
+	Err   error
+	Limit int
+}
+
+func (e *LimitError) Error() string { return fmt.Sprintf("%v (limit %d)", e.Err, e.Limit) }
+
+// Unwrap returns Err.
+func (e *LimitError) Unwrap() error { return e.Err }
 
 // Unavailable is a Recognizer for a server without any configured
 // provider: every Start fails with reason.

@@ -128,10 +128,15 @@ type Service struct {
 	met     *metrics
 	sem     *semaphore.Weighted // bounds segments in flight on this instance
 
-	mu      sync.Mutex                         // protects running, subs, closed
+	mu      sync.Mutex                         // protects running, subs, closed, writing
 	running map[string]context.CancelCauseFunc // tasks this instance runs, by id
 	subs    map[string]map[chan struct{}]struct{}
 	closed  bool
+	// writing counts the synthesizeAll calls writing the work directory
+	// of each key on this instance. A flight's function can outlive the
+	// task that started it (the single-flight cancels it and returns at
+	// once), so discardWork leaves a directory alone while it is written.
+	writing map[string]int
 
 	wake chan struct{} // nudges the worker (buffered 1)
 	stop chan struct{} // closed by Close
@@ -158,7 +163,7 @@ func NewService(store Store, synth Synthesizer, flights Flights, cfg Config, log
 	}
 	return &Service{cfg: cfg, store: store, synth: synth, flights: flights, log: log, met: met,
 		sem: semaphore.NewWeighted(int64(cfg.MaxConcurrency)), running: map[string]context.CancelCauseFunc{},
-		subs: map[string]map[chan struct{}]struct{}{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}, nil
+		writing: map[string]int{}, subs: map[string]map[chan struct{}]struct{}{}, wake: make(chan struct{}, 1), stop: make(chan struct{})}, nil
 }
 
 // Config returns the effective configuration.
@@ -397,6 +402,29 @@ func (s *Service) metaPath(key, enc string) string {
 }
 
 func (s *Service) workDir(key string) string { return filepath.Join(s.cfg.DataDir, "work", key) }
+
+// discardWork removes the work directory (finished segments) of key once
+// no task needs it: none is queued or running with key on any instance
+// (a task released on shutdown stays running and resumes from it), and no
+// synthesis on this instance is still writing it. It is called when a
+// task fails or is cancelled, and when a synthesis of key ends in error;
+// whichever of the two comes last removes the directory.
+func (s *Service) discardWork(key string) {
+	s.mu.Lock()
+	busy := s.writing[key] > 0
+	s.mu.Unlock()
+	if busy {
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	if pending, err := s.store.KeyPending(ctx, key); err != nil || pending {
+		return
+	}
+	if err := os.RemoveAll(s.workDir(key)); err != nil {
+		s.log.Warn("tts: remove work directory", "key", key, "err", err)
+	}
+}
 
 func (s *Service) removeAudio(key, enc string) {
 	_ = os.Remove(s.metaPath(key, enc))

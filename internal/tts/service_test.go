@@ -207,6 +207,8 @@ func TestRetries(t *testing.T) {
 		if n := synth.seen["Broken."]; n != 3 {
 			t.Fatalf("Broken. tried %d times, want 3", n)
 		}
+		// The segments synthesised before the failure are gone (issue 16).
+		mustLeaveNoFiles(t, cfg.DataDir)
 	})
 }
 
@@ -236,6 +238,8 @@ func TestCancelAndDelete(t *testing.T) {
 	if synth.calls.Load() != calls || calls >= int64(task.SegmentsTotal) {
 		t.Fatalf("synthesis went on after cancel: %d then %d calls", calls, synth.calls.Load())
 	}
+	// Its finished segments are deleted with its work folder (issue 16).
+	mustLeaveNoFiles(t, cfg.DataDir)
 	if _, err := svc.Get(ctx, task.ID, "u2"); !apperr.Is(err, apperr.KindNotFound) {
 		t.Fatalf("another user's task: %v", err)
 	}
@@ -253,6 +257,61 @@ func TestCancelAndDelete(t *testing.T) {
 	}
 	if files, _ := filepath.Glob(filepath.Join(cfg.DataDir, "audio", "*.wav")); len(files) != 0 {
 		t.Fatalf("audio left behind: %v", files)
+	}
+}
+
+// A task cancelled while the real espeak-ng synthesises it leaves no file
+// behind, nor does a failed one (issue 16).
+func TestCancelledRealSynthesisLeavesNoFiles(t *testing.T) {
+	synth := MustEspeak(t)
+	cfg := testConfig(t.TempDir())
+	cfg.SegmentMaxChars = 40
+	svc := MustService(t, nil, synth, cfg)
+	ctx := context.Background()
+	task := must[*tts.Task](t)(svc.Create(ctx, "u1", tts.CreateRequest{Text: strings.Repeat("The quick brown fox jumps over the lazy dog. ", 60)}))
+	wctx, stop := context.WithTimeout(ctx, time.Minute)
+	defer stop()
+	_ = svc.Watch(wctx, task.ID, "u1", func(cur *tts.Task) error {
+		if cur.SegmentsDone >= 2 {
+			stop()
+		}
+		return nil
+	})
+	if entries, _ := os.ReadDir(filepath.Join(cfg.DataDir, "work", task.Key)); len(entries) == 0 {
+		t.Fatal("no segment on disk before the cancel: the test proves nothing")
+	}
+	got := must[*tts.Task](t)(svc.Delete(ctx, task.ID, "u1"))
+	if got == nil || got.Status != tts.StatusFailed || got.ErrorMessage != tts.CancelledMessage {
+		t.Fatalf("after cancel: %+v", got)
+	}
+	mustLeaveNoFiles(t, cfg.DataDir)
+}
+
+// mustLeaveNoFiles waits (at most 10 s: the cleanup follows the task's
+// goroutine) until dataDir holds no file but finished audio and its
+// metadata: no work folder, no segment, no temporary file.
+func mustLeaveNoFiles(tb testing.TB, dataDir string) {
+	tb.Helper()
+	var left []string
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		left = left[:0]
+		_ = filepath.WalkDir(dataDir, func(path string, d os.DirEntry, err error) error {
+			rel, _ := filepath.Rel(dataDir, path)
+			switch {
+			case err != nil || rel == "." || rel == "audio" || rel == "work":
+			case strings.HasPrefix(rel, "audio"+string(filepath.Separator)) && !strings.Contains(rel, ".tmp-") && !d.IsDir():
+			default:
+				left = append(left, rel)
+			}
+			return nil
+		})
+		if len(left) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			tb.Fatalf("files left behind: %v", left)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
 

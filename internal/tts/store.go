@@ -47,6 +47,9 @@ type Store interface {
 	// KeyInUse reports whether a task other than exceptID may still use the
 	// audio of key (created, running or done).
 	KeyInUse(ctx context.Context, key, exceptID string) (bool, error)
+	// KeyPending reports whether a task with key is queued or running, so
+	// may still need the segments in its work directory.
+	KeyPending(ctx context.Context, key string) (bool, error)
 }
 
 // taskRow is the gorm row of tts_tasks.
@@ -247,6 +250,17 @@ func (s *GormStore) KeyInUse(ctx context.Context, key, exceptID string) (bool, e
 		key, exceptID, int(StatusCreated), int(StatusRunning), int(StatusDone)).Count(&n).Error
 	if err != nil {
 		return false, apperr.Internal(fmt.Errorf("count tts tasks by key: %w", err))
+	}
+	return n > 0, nil
+}
+
+// KeyPending implements Store.
+func (s *GormStore) KeyPending(ctx context.Context, key string) (bool, error) {
+	var n int64
+	err := s.db.WithContext(ctx).Model(&taskRow{}).Where("audio_key = ? AND status IN (?, ?)",
+		key, int(StatusCreated), int(StatusRunning)).Count(&n).Error
+	if err != nil {
+		return false, apperr.Internal(fmt.Errorf("count pending tts tasks by key: %w", err))
 	}
 	return n > 0, nil
 }

@@ -120,6 +120,13 @@ func TestStore(t *testing.T) {
 		if inUse, _ := s.KeyInUse(ctx, "k-t1", "t2"); !inUse {
 			t.Fatal("key of a done task not in use")
 		}
+		// Done (t1) and cancelled (t2) tasks need no work folder; a
+		// queued one (t3) does.
+		for key, want := range map[string]bool{"k-t1": false, "k-t2": false, "k-t3": true} {
+			if pending, err := s.KeyPending(ctx, key); err != nil || pending != want {
+				t.Fatalf("KeyPending(%s) = %v, %v; want %v", key, pending, err, want)
+			}
+		}
 		if ok, _ := s.Delete(ctx, "t1", "u1"); !ok {
 			t.Fatal("delete")
 		}

@@ -129,6 +129,7 @@ func (s *Service) claim() {
 			if ok, _ := s.store.Fail(ctx, id, s.cfg.InstanceID, msg); ok {
 				s.met.tasks.WithLabelValues("failed").Inc()
 				s.notify(id)
+				s.discardWork(t.Key)
 			}
 			continue
 		}
@@ -193,7 +194,9 @@ func (s *Service) finish(t *Task, err error, m audioMeta) {
 			s.log.Warn("tts: release task", "task", t.ID, "err", rerr)
 		}
 	case errors.Is(err, errCancelled), errors.Is(err, errLost):
-		// The row already says why (cancelled, or another owner has it).
+		// The row already says why (cancelled, or another owner has it,
+		// in which case its segments are kept for that owner).
+		s.discardWork(t.Key)
 	default:
 		msg := "synthesis failed: " + err.Error()
 		if e := apperr.As(err); e != nil && e.Kind != apperr.KindInternal {
@@ -205,6 +208,7 @@ func (s *Service) finish(t *Task, err error, m audioMeta) {
 			s.met.tasks.WithLabelValues("failed").Inc()
 			s.log.Warn("tts: task failed", "task", t.ID, "err", err)
 		}
+		s.discardWork(t.Key)
 	}
 	s.notify(t.ID)
 }
@@ -332,9 +336,26 @@ func (s *Service) cached(key, enc string) (audioMeta, bool) {
 
 // synthesizeAll synthesises t's segments (at most MaxConcurrency at once on
 // this instance, skipping those already in the work directory from an
-// interrupted run) and joins them into the audio file of t's key.
-func (s *Service) synthesizeAll(ctx context.Context, t *Task) (audioMeta, error) {
+// interrupted run) and joins them into the audio file of t's key. The work
+// directory is removed on success, and on failure once no task needs it.
+func (s *Service) synthesizeAll(ctx context.Context, t *Task) (_ audioMeta, err error) {
 	s.met.runs.Inc()
+	s.mu.Lock()
+	s.writing[t.Key]++
+	s.mu.Unlock()
+	defer func() {
+		s.mu.Lock()
+		if s.writing[t.Key]--; s.writing[t.Key] <= 0 {
+			delete(s.writing, t.Key)
+		}
+		s.mu.Unlock()
+		if err != nil {
+			s.discardWork(t.Key)
+		}
+	}()
+	if err := ctx.Err(); err != nil {
+		return audioMeta{}, err // cancelled before it began: create nothing
+	}
 	segs := Segments(t.Text, s.cfg.SegmentMaxChars)
 	dir := s.workDir(t.Key)
 	if err := os.MkdirAll(dir, 0o750); err != nil {

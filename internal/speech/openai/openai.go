@@ -19,6 +19,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/audio"
+	"github.com/xunzhi-ai/aimeeting/internal/redact"
 	"github.com/xunzhi-ai/aimeeting/internal/speech"
 )
 
@@ -132,6 +133,8 @@ func (r *Recognizer) Transcribe(ctx context.Context, wav []byte) (string, error)
 	}
 	resp, err := r.cfg.Client.Do(req)
 	if err != nil {
+		// The error quotes the URL, which may carry ?key=.
+		err = redact.Error(err)
 		if ctx.Err() != nil {
 			return "", apperr.New(apperr.KindTimeout, "speech API did not answer in time").WithCause(err)
 		}

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/redact"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 )
 
@@ -84,6 +85,8 @@ func (s *Synthesizer) Synthesize(ctx context.Context, text string, p tts.Params)
 	}
 	resp, err := s.cfg.HTTPClient.Do(req)
 	if err != nil {
+		// The error quotes the URL, which may carry ?key=.
+		err = redact.Error(err)
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
 		}

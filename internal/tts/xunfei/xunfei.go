@@ -22,6 +22,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/audio"
+	"github.com/xunzhi-ai/aimeeting/internal/redact"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 )
 
@@ -232,6 +233,7 @@ func (s *Synthesizer) post(ctx context.Context, rawURL string, body, out any) er
 	req.Header.Set("Content-Type", "application/json")
 	resp, err := s.cfg.HTTPClient.Do(req)
 	if err != nil {
+		err = redact.Error(err) // the signed URL carries authorization=
 		if ctx.Err() != nil {
 			return ctx.Err()
 		}
@@ -266,6 +268,7 @@ func (s *Synthesizer) download(ctx context.Context, u string) ([]byte, error) {
 	}
 	resp, err := s.cfg.HTTPClient.Do(req)
 	if err != nil {
+		err = redact.Error(err) // a pre-signed download URL carries its signature
 		return nil, apperr.New(apperr.KindUnavailable, "download iFlytek audio").WithCause(err).AsRetryable()
 	}
 	defer resp.Body.Close()

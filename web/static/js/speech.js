@@ -26,8 +26,11 @@ export async function startTranscription(userId, handlers) {
       : `Cannot open the microphone: ${e.message || e.name}`);
   }
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
-  const url = `${proto}//${location.host}${BASE}/xunfei/audio-to-text/${encodeURIComponent(userId)}?token=${encodeURIComponent(getToken())}`;
-  const ws = new WebSocket(url);
+  // The token travels as a subprotocol next to the fixed protocol name,
+  // which is all the server answers: it stays out of URLs (access logs,
+  // history) and is never echoed back.
+  const url = `${proto}//${location.host}${BASE}/xunfei/audio-to-text/${encodeURIComponent(userId)}`;
+  const ws = new WebSocket(url, ['aimeeting.v1', getToken()]);
   ws.binaryType = 'arraybuffer';
   let ctx; let node; let source;
   let lastText = '';
