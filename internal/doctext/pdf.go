@@ -515,8 +515,9 @@ const (
 	// apart, column by column.
 	narrowGapEm = 0.5
 	// besideEm is the least height, in multiples of the body font size,
-	// over which the two sides of a narrow gap must both hold text.
-	besideEm = 4.0
+	// over which the two sides of a narrow gap must both hold text: four
+	// lines or more at the usual line spacing.
+	besideEm = 5.0
 	// maxNarrowProbes bounds the narrow gaps vsplit checks with beside.
 	maxNarrowProbes = 4
 	// columnRuns is the least number of runs on each side of a column gap:
