@@ -506,7 +506,7 @@ const (
 	// (superscripts and subscripts stay on their line).
 	baselineEm = 0.5
 	// columnGapEm is the least gap between two columns, in multiples of the
-	// body font size (the median size of the runs beside each other).
+	// body font size (the median size of the runs of the block).
 	columnGapEm = 1.0
 	// narrowGapEm is the least gap between two columns that stand side by
 	// side over a tall stretch (see beside): a table cell or sidebar with
@@ -630,8 +630,8 @@ func (r *run) wordGap(g glyph, gap, em float64) bool {
 	return gap > wordGapEm*em
 }
 
-// split cuts rs at an empty band. A vertical band at least columnGapEm wide
-// with columnRuns runs on either side separates columns and is preferred.
+// split cuts rs at an empty band. A vertical band with columnRuns runs on
+// either side separates columns and is preferred (see vsplit).
 // Else a horizontal band separates what is above from what is below: the
 // first one, from the top, that leaves columns on one side (a full-width
 // header above two columns), or else the widest. Taking the widest first
