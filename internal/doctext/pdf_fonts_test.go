@@ -180,10 +180,11 @@ func TestPDFColumns(t *testing.T) {
 			"Jane Doe\nSenior Software Engineer at Acme Payments\n" + strings.Join(left, "\n") + "\n" + strings.Join(right, "\n"),
 		},
 		{
-			// Trailing spaces take the sidebar's lines 8 points past the
-			// start of the main column; their ink stops 12 points short.
+			// Trailing spaces take the sidebar's lines 15 points past the
+			// start of the main column; their ink stops 5 points (0.5 em)
+			// short.
 			"trailing spaces do not bridge the gutter",
-			[][]text{header, column(57, 700, withTrailing...), column(149, 700, right...)},
+			[][]text{header, column(57, 700, withTrailing...), column(142, 700, right...)},
 			"Jane Doe\nSenior Software Engineer at Acme Payments\n" + strings.Join(left, "\n") + "\n" + strings.Join(right, "\n"),
 		},
 		{
@@ -192,6 +193,14 @@ func TestPDFColumns(t *testing.T) {
 			"a narrow gap beside three lines is not a gutter",
 			[][]text{column(57, 700, "Name:", "Mail:", "Phone:"), column(93, 700, "Jane Doe", "jane@example.com", "555-0142")},
 			"Name: Jane Doe\nMail: jane@example.com\nPhone: 555-0142",
+		},
+		{
+			// Labels of one length drawn before their values, a word space
+			// (0.3 em) apart, on five lines: a tall stretch, but no gutter.
+			"a word space beside five lines is not a gutter",
+			[][]text{column(57, 700, "Tel:", "Fax:", "Web:", "Git:", "Zip:"),
+				column(80, 700, "555-0142", "555-0143", "jane.example.com", "github.com/jane", "94107")},
+			"Tel: 555-0142\nFax: 555-0143\nWeb: jane.example.com\nGit: github.com/jane\nZip: 94107",
 		},
 	}
 	for _, tt := range tests {
