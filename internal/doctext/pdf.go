@@ -505,8 +505,22 @@ const (
 	// baselineEm is how far the baseline may move within one line
 	// (superscripts and subscripts stay on their line).
 	baselineEm = 0.5
-	// columnGapEm is the least gap between two columns.
+	// columnGapEm is the least gap between two columns, in multiples of the
+	// body font size (the median size of the runs of the block).
 	columnGapEm = 1.0
+	// narrowGapEm is the least gap between two columns that stand side by
+	// side over a tall stretch (see beside): a table cell or sidebar with
+	// little padding (Chrome with 3 points of padding leaves 0.46 em). It
+	// is wider than a word space (0.25 to 0.33 em in common fonts), and
+	// runs on one baseline closer than runGapEm only stay apart when they
+	// were drawn apart, column by column.
+	narrowGapEm = 0.4
+	// besideEm is the least height, in multiples of the body font size,
+	// over which the two sides of a narrow gap must both hold text: four
+	// lines or more at the usual line spacing.
+	besideEm = 5.0
+	// maxNarrowProbes bounds the narrow gaps vsplit checks with beside.
+	maxNarrowProbes = 4
 	// columnRuns is the least number of runs on each side of a column gap:
 	// fewer is a right-aligned date, not a column.
 	columnRuns = 3
@@ -522,9 +536,13 @@ const (
 // one cell of a table row.
 type run struct {
 	x0, x1, y, size float64
-	text            strings.Builder
-	last            rune // of the text
-	estimated       bool // the width of the last glyph is a guess
+	// ix0 and ix1 bound the ink: the glyphs other than white space, whose
+	// advance (a trailing space) may reach into the gap between columns.
+	ix0, ix1  float64
+	ink       bool // the run has a glyph other than white space
+	text      strings.Builder
+	last      rune // of the text
+	estimated bool // the width of the last glyph is a guess
 }
 
 func (r *run) top() float64    { return r.y + 0.85*r.size }
@@ -592,8 +610,15 @@ func makeRuns(glyphs []glyph) []*run {
 		r.size = max(r.size, g.size)
 		r.last, _ = utf8.DecodeLastRuneInString(g.text)
 		r.estimated = g.estimated
+		if strings.TrimSpace(g.text) != "" {
+			if !r.ink {
+				r.ix0, r.ix1 = g.x0, g.x1
+			}
+			r.ix0, r.ix1, r.ink = min(r.ix0, g.x0), max(r.ix1, g.x1), true
+		}
 	}
-	return runs
+	// Runs of white space only say nothing but could bridge a gap.
+	return slices.DeleteFunc(runs, func(r *run) bool { return !r.ink })
 }
 
 // wordGap reports whether a space separates the run from g, gap away. Where
@@ -606,8 +631,8 @@ func (r *run) wordGap(g glyph, gap, em float64) bool {
 	return gap > wordGapEm*em
 }
 
-// split cuts rs at an empty band. A vertical band at least columnGapEm wide
-// with columnRuns runs on either side separates columns and is preferred.
+// split cuts rs at an empty band. A vertical band with columnRuns runs on
+// either side separates columns and is preferred (see vsplit).
 // Else a horizontal band separates what is above from what is below: the
 // first one, from the top, that leaves columns on one side (a full-width
 // header above two columns), or else the widest. Taking the widest first
@@ -651,29 +676,94 @@ func split(rs []*run) (first, second []*run, ok bool) {
 // widest, so a page costs O(n² log n) at worst with a small factor.
 const maxColumnProbes = 8
 
-// vsplit cuts rs at the widest vertical band between columns, if any.
+// vsplit cuts rs at the widest vertical band between columns, if any: a
+// band at least columnGapEm wide, or else at least narrowGapEm wide with
+// text on both sides over a tall stretch (see beside). Widths are measured
+// against the body font size, not the largest, so a big name or heading
+// does not hide the gutter beside the body text.
 func vsplit(rs []*run) (left, rest []*run, ok bool) {
 	if len(rs) < 2*columnRuns {
 		return nil, nil, false
 	}
-	size := 0.0
-	for _, r := range rs {
-		size = max(size, r.size)
-	}
+	size := bodySize(rs)
 	byLeft := slices.Clone(rs)
-	slices.SortStableFunc(byLeft, func(a, b *run) int { return cmp.Compare(a.x0, b.x0) })
+	slices.SortStableFunc(byLeft, func(a, b *run) int { return cmp.Compare(a.ix0, b.ix0) })
+	type band struct {
+		at  int
+		gap float64
+	}
+	var narrow []band
 	vGap, vAt := 0.0, -1
-	right := byLeft[0].x1
+	right := byLeft[0].ix1
 	for i := 1; i < len(byLeft); i++ {
-		if g := byLeft[i].x0 - right; g > vGap && g >= columnGapEm*size && i >= columnRuns && len(byLeft)-i >= columnRuns {
-			vGap, vAt = g, i
+		g := byLeft[i].ix0 - right
+		right = max(right, byLeft[i].ix1)
+		if i < columnRuns || len(byLeft)-i < columnRuns {
+			continue
 		}
-		right = max(right, byLeft[i].x1)
+		switch {
+		case g >= columnGapEm*size && g > vGap:
+			vGap, vAt = g, i
+		case g >= narrowGapEm*size:
+			narrow = append(narrow, band{i, g})
+		}
+	}
+	if vAt < 0 {
+		slices.SortStableFunc(narrow, func(a, b band) int { return cmp.Compare(b.gap, a.gap) })
+		for k, b := range narrow {
+			if k == maxNarrowProbes {
+				break
+			}
+			if beside(byLeft[:b.at], byLeft[b.at:], size) {
+				vAt = b.at
+				break
+			}
+		}
 	}
 	if vAt < 0 {
 		return nil, nil, false
 	}
 	return byLeft[:vAt], byLeft[vAt:], true
+}
+
+// bodySize is the median font size of rs.
+func bodySize(rs []*run) float64 {
+	sizes := make([]float64, len(rs))
+	for i, r := range rs {
+		sizes[i] = r.size
+	}
+	slices.Sort(sizes)
+	return sizes[len(sizes)/2]
+}
+
+// beside reports whether two sides of a gap stand side by side: the stretch
+// of the page both span is at least besideEm tall, and each side has
+// columnRuns runs in it. A right-aligned date or a short caption beside a
+// paragraph does not.
+func beside(left, right []*run, size float64) bool {
+	span := func(rs []*run) (top, bottom float64) {
+		top, bottom = math.Inf(-1), math.Inf(1)
+		for _, r := range rs {
+			top, bottom = max(top, r.top()), min(bottom, r.bottom())
+		}
+		return top, bottom
+	}
+	lt, lb := span(left)
+	rt, rb := span(right)
+	top, bottom := min(lt, rt), max(lb, rb)
+	if top-bottom < besideEm*size {
+		return false
+	}
+	in := func(rs []*run) int {
+		n := 0
+		for _, r := range rs {
+			if r.bottom() < top && r.top() > bottom {
+				n++
+			}
+		}
+		return n
+	}
+	return in(left) >= columnRuns && in(right) >= columnRuns
 }
 
 // writeBlock writes runs top to bottom, left to right, one line per

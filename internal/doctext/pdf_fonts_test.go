@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"os/exec"
 	"strings"
@@ -124,6 +125,102 @@ func TestPDFFonts(t *testing.T) {
 			got := strings.ReplaceAll(doc.Text, "\n\n", "\n")
 			if want := strings.ReplaceAll(tt.want, "\n\n", "\n"); got != want {
 				t.Errorf("Text = %q, want %q", doc.Text, tt.want)
+			}
+		})
+	}
+}
+
+// text is one string drawn by a PDF content stream: size points at (x, y).
+type text struct {
+	size, x, y float64
+	s          string
+}
+
+// drawn is a content stream drawing texts in the order given.
+func drawn(texts ...text) string {
+	var b strings.Builder
+	for _, t := range texts {
+		fmt.Fprintf(&b, "BT /F1 %g Tf 1 0 0 1 %g %g Tm (%s) Tj ET\n", t.size, t.x, t.y, t.s)
+	}
+	return b.String()
+}
+
+// column is a column of 10-point lines at x, 14 points apart, from y down.
+func column(x, y float64, lines ...string) []text {
+	texts := make([]text, len(lines))
+	for i, l := range lines {
+		texts[i] = text{10, x, y - 14*float64(i), l}
+	}
+	return texts
+}
+
+func TestPDFColumns(t *testing.T) {
+	// Every glyph is half an em wide: at 10 points, 5 points a character.
+	font := "<< /Type /Font /Subtype /Type1 /BaseFont /Mono /FirstChar 32 /LastChar 126 /Widths [" +
+		strings.Repeat("500 ", 95) + "] /Encoding /WinAnsiEncoding >>"
+	left := []string{"Contact", "jane@example.com", "Education", "B.S. 2015", "Skills", "Go, SQL"}
+	right := []string{"Summary", "Backend engineer of nine years", "Experience",
+		"Acme, 2019 - now", "Led the ledger rewrite", "Cut p99 latency by half"}
+	header := []text{{24, 57, 760, "Jane Doe"}, {12, 57, 735, "Senior Software Engineer at Acme Payments"}}
+	withTrailing := make([]string, len(left))
+	for i, l := range left {
+		withTrailing[i] = l + strings.Repeat(" ", 20-len(l)) // pads to x = 157 + 5 points
+	}
+	tests := []struct {
+		name  string
+		texts [][]text
+		want  string
+	}{
+		{
+			// The longest sidebar line ends at 57 + 16×5 = 137; the main
+			// column starts 7 points (0.7 em) further, under a 24-point
+			// name that is far wider than the gutter.
+			"sidebar beside a narrow gutter, under a big name",
+			[][]text{header, column(57, 700, left...), column(144, 700, right...)},
+			"Jane Doe\nSenior Software Engineer at Acme Payments\n" + strings.Join(left, "\n") + "\n" + strings.Join(right, "\n"),
+		},
+		{
+			// Trailing spaces take the sidebar's lines 15 points past the
+			// start of the main column; their ink stops 5 points (0.5 em)
+			// short.
+			"trailing spaces do not bridge the gutter",
+			[][]text{header, column(57, 700, withTrailing...), column(142, 700, right...)},
+			"Jane Doe\nSenior Software Engineer at Acme Payments\n" + strings.Join(left, "\n") + "\n" + strings.Join(right, "\n"),
+		},
+		{
+			// Labels drawn before their values, 6 points (0.6 em) apart,
+			// on three lines: too short a stretch to be two columns.
+			"a narrow gap beside three lines is not a gutter",
+			[][]text{column(57, 700, "Name:", "Mail:", "Phone:"), column(93, 700, "Jane Doe", "jane@example.com", "555-0142")},
+			"Name: Jane Doe\nMail: jane@example.com\nPhone: 555-0142",
+		},
+		{
+			// Labels of one length drawn before their values, a word space
+			// (0.3 em) apart, on five lines: a tall stretch, but no gutter.
+			"a word space beside five lines is not a gutter",
+			[][]text{column(57, 700, "Tel:", "Fax:", "Web:", "Git:", "Zip:"),
+				column(80, 700, "555-0142", "555-0143", "jane.example.com", "github.com/jane", "94107")},
+			"Tel: 555-0142\nFax: 555-0143\nWeb: jane.example.com\nGit: github.com/jane\nZip: 94107",
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var texts []text
+			for _, ts := range tt.texts {
+				texts = append(texts, ts...)
+			}
+			doc, err := doctext.Extract(context.Background(), onePage(t, font, "", drawn(texts...)), "cv.pdf", doctext.Options{PureGo: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var lines []string
+			for l := range strings.SplitSeq(doc.Text, "\n") {
+				if l = strings.Join(strings.Fields(l), " "); l != "" {
+					lines = append(lines, l)
+				}
+			}
+			if got := strings.Join(lines, "\n"); got != tt.want {
+				t.Errorf("Text = %q, want %q", got, tt.want)
 			}
 		})
 	}
