@@ -157,11 +157,6 @@ func corpusTable(rows []corpusRow) string {
 	return b.String()
 }
 
-func firstLine(s string) string {
-	s, _, _ = strings.Cut(s, "\n")
-	return s
-}
-
 // mustHaveTool skips t, or fails it under CI, for a missing program.
 func mustHaveTool(t *testing.T, ci bool, what string) {
 	t.Helper()
