@@ -31,10 +31,20 @@ type Config struct {
 	DSN          string // sqlite: file path (created); mysql: go-sql-driver DSN
 	MaxOpenConns int
 	MaxIdleConns int
+	// QueryTimeout bounds every database call, the wait for a pooled
+	// connection included (database.query-timeout); 0 means 5 s. A
+	// transaction is bounded by it as a whole.
+	QueryTimeout time.Duration
 }
+
+// DefaultQueryTimeout is Config.QueryTimeout when unset.
+const DefaultQueryTimeout = 5 * time.Second
 
 // Open connects, checks the connection and runs the migrations.
 func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
 	var dialector gorm.Dialector
 	var dialect goose.Dialect
 	switch cfg.Driver {
@@ -64,6 +74,17 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 			mc.Params["charset"] = "utf8mb4"
 		}
 		mc.Params["time_zone"] = "'+00:00'"
+		// Backstops below the per-call deadlines: a dial, and any single
+		// read or write on a connection, give up on a silent server.
+		if mc.Timeout == 0 {
+			mc.Timeout = 5 * time.Second
+		}
+		if mc.ReadTimeout == 0 {
+			mc.ReadTimeout = cfg.QueryTimeout + time.Second
+		}
+		if mc.WriteTimeout == 0 {
+			mc.WriteTimeout = cfg.QueryTimeout + time.Second
+		}
 		dialector = gormmysql.Open(mc.FormatDSN())
 		dialect = goose.DialectMySQL
 	default:
@@ -96,12 +117,17 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	defer cancel()
 	if err := sqlDB.PingContext(pingCtx); err != nil {
 		_ = sqlDB.Close()
-		return nil, fmt.Errorf("connect to %s database: %w", cfg.Driver, err)
+		return nil, err // the driver's error names the address: the caller names the setting
 	}
 	if err := Migrate(ctx, sqlDB, dialect); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
+	// From here every call goes through the bounded pool (migrations, run
+	// above on the bare pool, may take longer than a query).
+	pool := &boundedPool{db: sqlDB, timeout: cfg.QueryTimeout}
+	gdb.ConnPool = pool
+	gdb.Statement.ConnPool = pool
 	return gdb, nil
 }
 
@@ -167,7 +193,7 @@ func LikePattern(s string) string {
 
 // IsTransient reports whether err is a database failure that a retry may
 // fix: a deadlock or lock wait timeout, a lost, refused or bad connection,
-// or a busy SQLite file.
+// a call past database.query-timeout, or a busy SQLite file.
 func IsTransient(err error) bool {
 	if err == nil {
 		return false
@@ -176,7 +202,7 @@ func IsTransient(err error) bool {
 	if errors.As(err, &me) {
 		return me.Number == 1213 || me.Number == 1205 // deadlock, lock wait timeout
 	}
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) {
+	if errors.Is(err, ErrQueryTimeout) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) {
 		return true
 	}
 	var ne *net.OpError
@@ -207,9 +233,15 @@ const translateCallback = "aimeeting:translate"
 // so every store built on a *gorm.DB from Open returns translated errors.
 func registerTranslate(gdb *gorm.DB) error {
 	translate := func(tx *gorm.DB) {
-		if tx.Error != nil {
-			tx.Error = Translate(tx.Error)
+		if tx.Error == nil {
+			return
 		}
+		// Rows are read after the bounded pool returned them: a deadline
+		// met while scanning that was not the caller's is the query-timeout.
+		if errors.Is(tx.Error, context.DeadlineExceeded) && tx.Statement.Context.Err() == nil && apperr.As(tx.Error) == nil {
+			tx.Error = &timeoutError{err: tx.Error}
+		}
+		tx.Error = Translate(tx.Error)
 	}
 	cb := gdb.Callback()
 	for _, err := range []error{
