@@ -45,8 +45,12 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	if cfg.QueryTimeout <= 0 {
 		cfg.QueryTimeout = DefaultQueryTimeout
 	}
-	var dialector gorm.Dialector
-	var dialect goose.Dialect
+	var (
+		dialector gorm.Dialector
+		dialect   goose.Dialect
+		conn      *sql.DB // MySQL's pool, opened here; SQLite's is opened by gorm
+		addr      string  // MySQL's host:port, for messages
+	)
 	switch cfg.Driver {
 	case "sqlite":
 		if dir := filepath.Dir(cfg.DSN); dir != "" {
@@ -85,7 +89,15 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		if mc.WriteTimeout == 0 {
 			mc.WriteTimeout = cfg.QueryTimeout + time.Second
 		}
-		dialector = gormmysql.Open(mc.FormatDSN())
+		// Failures are returned (and logged by the caller), not printed.
+		mc.Logger = &mysql.NopLogger{}
+		connector, err := mysql.NewConnector(mc)
+		if err != nil {
+			return nil, fmt.Errorf("database.dsn is not a valid MySQL DSN: %w", err)
+		}
+		conn = sql.OpenDB(connector)
+		addr = mc.Addr
+		dialector = gormmysql.New(gormmysql.Config{Conn: conn})
 		dialect = goose.DialectMySQL
 	default:
 		return nil, fmt.Errorf("database.driver must be sqlite or mysql, not %q", cfg.Driver)
@@ -97,7 +109,10 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		TranslateError:         true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open %s database: %w", cfg.Driver, err)
+		if conn != nil {
+			_ = conn.Close()
+		}
+		return nil, explain(err, addr) // the caller names the setting
 	}
 	if err := registerTranslate(gdb); err != nil {
 		return nil, err
@@ -117,7 +132,7 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	defer cancel()
 	if err := sqlDB.PingContext(pingCtx); err != nil {
 		_ = sqlDB.Close()
-		return nil, err // the driver's error names the address: the caller names the setting
+		return nil, explain(err, addr) // the caller names the setting
 	}
 	if err := Migrate(ctx, sqlDB, dialect); err != nil {
 		_ = sqlDB.Close()
@@ -129,6 +144,16 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	gdb.ConnPool = pool
 	gdb.Statement.ConnPool = pool
 	return gdb, nil
+}
+
+// explain adds what the MySQL driver leaves out of a failed connection:
+// "invalid connection" alone does not say that the server at addr did not
+// answer (wrong port, a frozen server, not MySQL).
+func explain(err error, addr string) error {
+	if addr != "" && errors.Is(err, mysql.ErrInvalidConn) {
+		return fmt.Errorf("no MySQL answer from %s: %w", addr, err)
+	}
+	return err
 }
 
 // Migrate applies every pending embedded migration.
