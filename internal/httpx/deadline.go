@@ -51,8 +51,9 @@ func UploadDeadline(limit int64) gin.HandlerFunc {
 
 // ClearReadDeadline lifts the read deadline of the connection behind w, for
 // a response that streams after the request was read (server-sent events):
-// net/http cancels the request's context when a read deadline passes, even
-// one the handler no longer reads under.
+// a read deadline passing under net/http's background read cancels the
+// request's context. (net/http lifts it itself once a body has been read
+// to its end; lifting it explicitly does not depend on that.)
 func ClearReadDeadline(w http.ResponseWriter) { clearReadDeadline(w) }
 
 func clearReadDeadline(w http.ResponseWriter) {
