@@ -89,6 +89,11 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		if mc.WriteTimeout == 0 {
 			mc.WriteTimeout = cfg.QueryTimeout + time.Second
 		}
+		// Round-trip through the DSN: the driver reads charset from it
+		// (set in Params it would be sent as a system variable).
+		if mc, err = mysql.ParseDSN(mc.FormatDSN()); err != nil {
+			return nil, fmt.Errorf("database.dsn is not a valid MySQL DSN: %w", err)
+		}
 		// Failures are returned (and logged by the caller), not printed.
 		mc.Logger = &mysql.NopLogger{}
 		connector, err := mysql.NewConnector(mc)
