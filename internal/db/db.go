@@ -48,8 +48,9 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	var (
 		dialector gorm.Dialector
 		dialect   goose.Dialect
-		conn      *sql.DB // MySQL's pool, opened here; SQLite's is opened by gorm
-		addr      string  // MySQL's host:port, for messages
+		conn      *sql.DB                 // MySQL's pool, opened here; SQLite's is opened by gorm
+		migrateDB func() (*sql.DB, error) // MySQL: a pool without the read/write backstops
+		addr      string                  // MySQL's host:port, for messages
 	)
 	switch cfg.Driver {
 	case "sqlite":
@@ -102,6 +103,19 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		}
 		conn = sql.OpenDB(connector)
 		addr = mc.Addr
+		// Migrations may hold one statement (an ALTER TABLE) longer than
+		// any query: they run on a connection without the backstops.
+		unbounded := mc.Clone()
+		unbounded.ReadTimeout, unbounded.WriteTimeout = 0, 0
+		migrateDB = func() (*sql.DB, error) {
+			c, err := mysql.NewConnector(unbounded)
+			if err != nil {
+				return nil, err
+			}
+			db := sql.OpenDB(c)
+			db.SetMaxOpenConns(1)
+			return db, nil
+		}
 		dialector = gormmysql.New(gormmysql.Config{Conn: conn})
 		dialect = goose.DialectMySQL
 	default:
@@ -139,12 +153,12 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		_ = sqlDB.Close()
 		return nil, explain(err, addr) // the caller names the setting
 	}
-	if err := Migrate(ctx, sqlDB, dialect); err != nil {
+	if err := migrate(ctx, sqlDB, migrateDB, dialect); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
 	// From here every call goes through the bounded pool (migrations, run
-	// above on the bare pool, may take longer than a query).
+	// above outside it, may take longer than a query).
 	pool := &boundedPool{db: sqlDB, timeout: cfg.QueryTimeout}
 	gdb.ConnPool = pool
 	gdb.Statement.ConnPool = pool
@@ -159,6 +173,19 @@ func explain(err error, addr string) error {
 		return fmt.Errorf("no MySQL answer from %s: %w", addr, err)
 	}
 	return err
+}
+
+// migrate runs the migrations on the pool open (nil: on sqlDB).
+func migrate(ctx context.Context, sqlDB *sql.DB, open func() (*sql.DB, error), dialect goose.Dialect) error {
+	if open == nil {
+		return Migrate(ctx, sqlDB, dialect)
+	}
+	mdb, err := open()
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	defer mdb.Close()
+	return Migrate(ctx, mdb, dialect)
 }
 
 // Migrate applies every pending embedded migration.
