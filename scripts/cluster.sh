@@ -161,7 +161,7 @@ up() {
 		# In the state dir: a ./application.yaml of the checkout must not
 		# override the binary's embedded defaults.
 		supervise "app$i" env -C "$STATE_DIR" \
-			SERVER_HOST=127.0.0.1 SERVER_PORT="$port" DATA_DIR="$STATE_DIR/data" \
+			SERVER_HOST=127.0.0.1 SERVER_PORT="$port" SERVER_TRUSTED_PROXIES=127.0.0.1 DATA_DIR="$STATE_DIR/data" \
 			DATABASE_DRIVER=mysql DATABASE_DSN="root@tcp(127.0.0.1:$DB_PORT)/aimeeting" \
 			REDIS_ADDRS="127.0.0.1:$REDIS_PORT" XUNZHI_AGENT_AI_SINGLEFLIGHT_MODE="${XUNZHI_AGENT_AI_SINGLEFLIGHT_MODE:-hybrid}" \
 			XUNZHI_AGENT_AI_SINGLEFLIGHT_INSTANCE_ID="app$i" AI_OPENAI_BASE_URL="${base_url//\{i\}/$i}" \

@@ -32,6 +32,7 @@ type compose struct {
 		Volumes     []string       `yaml:"volumes"`
 		DependsOn   map[string]any `yaml:"depends_on"`
 		Healthcheck map[string]any `yaml:"healthcheck"`
+		Networks    any            `yaml:"networks"`
 	} `yaml:"services"`
 }
 
@@ -117,6 +118,28 @@ func TestComposeAppEnvironmentIsConfiguration(t *testing.T) {
 		if !slices.Contains(c.Services[name].Volumes, "app-data:/data") {
 			t.Errorf("service %s volumes %v: want the shared app-data:/data", name, c.Services[name].Volumes)
 		}
+	}
+}
+
+// The replicas believe X-Forwarded-For from nginx only: compose gives nginx
+// a fixed address and the replicas trust exactly it; scripts/cluster.sh,
+// whose nginx runs on loopback, trusts 127.0.0.1.
+func TestTrustedProxyIsNginx(t *testing.T) {
+	c := mustCompose(t)
+	nets, _ := c.Services["nginx"].Networks.(map[string]any)
+	def, _ := nets["default"].(map[string]any)
+	addr, _ := def["ipv4_address"].(string)
+	if addr == "" {
+		t.Fatalf("nginx networks %v: want a fixed default ipv4_address", c.Services["nginx"].Networks)
+	}
+	for _, name := range appServices(t, c) {
+		env, _ := c.Services[name].Environment.(map[string]any)
+		if got, _ := env["SERVER_TRUSTED_PROXIES"].(string); got != addr {
+			t.Errorf("service %s SERVER_TRUSTED_PROXIES = %q, want nginx's %s", name, got, addr)
+		}
+	}
+	if script := string(mustRead(t, "scripts/cluster.sh")); !strings.Contains(script, "SERVER_TRUSTED_PROXIES=127.0.0.1") {
+		t.Errorf("scripts/cluster.sh does not trust its loopback nginx (SERVER_TRUSTED_PROXIES=127.0.0.1)")
 	}
 }
 

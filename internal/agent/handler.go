@@ -46,7 +46,7 @@ func (h *Handler) RegisterSessions(g *gin.RouterGroup, auth gin.HandlerFunc, lim
 	g.PUT("/conversations/:sessionId/end", def, h.end)
 	g.DELETE("/conversations/:sessionId", def, h.deleteSession)
 	g.GET("/messages/history", def, chat.MessagePageHandler(h.svc.Chats(), chat.ScopeAgent))
-	g.POST("/files/upload", def, h.upload)
+	g.POST("/files/upload", def, httpx.UploadDeadline(h.svc.MaxFileBytes()), h.upload)
 }
 
 func (h *Handler) create(c *gin.Context) {

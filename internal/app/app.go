@@ -59,8 +59,12 @@ type App struct {
 // New assembles the service from top to bottom: it opens the stores (the
 // database, running migrations, and Redis when configured), builds the
 // services on them, the handlers on the services, and registers the routes.
-func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) {
-	a = &App{cfg: cfg, log: log, reg: prometheus.NewRegistry()}
+//
+// A dependency that cannot be opened ends New with an error naming the
+// setting to fix ("database.dsn: dial tcp …: connection refused"), after
+// what was already opened is closed.
+func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) {
+	a := &App{cfg: cfg, log: log, reg: prometheus.NewRegistry()}
 	a.stopping, a.stop = context.WithCancel(context.Background())
 	defer func() {
 		if err != nil {
@@ -72,9 +76,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 
 	// Stores.
 	gdb, err := db.Open(ctx, db.Config{Driver: cfg.Database.Driver, DSN: cfg.Database.DSN,
-		MaxOpenConns: cfg.Database.MaxOpenConns, MaxIdleConns: cfg.Database.MaxIdleConns})
+		MaxOpenConns: cfg.Database.MaxOpenConns, MaxIdleConns: cfg.Database.MaxIdleConns,
+		QueryTimeout: cfg.Database.QueryTimeout})
 	if err != nil {
-		return nil, err
+		return nil, setting("database.dsn", err)
 	}
 	a.closers = append(a.closers, func() error { return db.Close(gdb) })
 	rdb := openRedis(ctx, cfg.Redis, log) // nil without Redis
@@ -93,7 +98,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 		TokenTTL: cfg.Auth.TokenTTL, TokenIdleTTL: cfg.Auth.TokenIdleTTL, BcryptCost: cfg.Auth.BcryptCost,
 	})
 	if err != nil {
-		return nil, err
+		return nil, setting("auth", err)
 	}
 	model, err := defaultProvider(cfg.AI)
 	if err != nil {
@@ -118,7 +123,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
 		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars})
 	if err != nil {
-		return nil, err
+		return nil, setting("data-dir", err)
 	}
 	chats := chat.NewService(chat.NewGormStore(gdb), aiConfigs, chat.Config{
 		MaxMessageChars: cfg.Chat.MaxMessageChars,
@@ -133,11 +138,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 		UploadDir:        filepath.Join(cfg.DataDir, "uploads", "agent"),
 	})
 	if err != nil {
-		return nil, err
+		return nil, setting("data-dir", err)
 	}
 	recognizer, err := speechRecognizer(cfg.Speech, log, reg)
 	if err != nil {
-		return nil, err
+		return nil, err // names its setting (speechRecognizer)
 	}
 	if c, ok := recognizer.(io.Closer); ok {
 		a.closers = append(a.closers, c.Close)
@@ -157,7 +162,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	transcriber := speech.NewTranscriber(recognizer)
 	ttsName, synth, err := ttsProvider(cfg.TTS)
 	if err != nil {
-		return nil, err
+		return nil, err // names its setting (ttsProvider)
 	}
 	if synth == nil {
 		log.Warn("no TTS provider: install espeak-ng (scripts/tts-deps.sh) or set tts.provider; TTS requests will fail with 503")
@@ -169,7 +174,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	voices, err := tts.NewService(tts.NewGormStore(gdb), synth, flights, ttsConfig(cfg, ttsName),
 		log.With("domain", "tts"), reg)
 	if err != nil {
-		return nil, err
+		return nil, setting("data-dir", err)
 	}
 	voices.Start()
 	a.closers = append(a.closers, voices.Close)
@@ -193,19 +198,26 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (a *App, err error) 
 	ttsHandler := tts.NewHandler(voices, a.stopping)
 	web, err := newWebHandler()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("web assets: %w", err)
 	}
 
 	// Routes.
 	gin.SetMode(gin.ReleaseMode)
 	r := gin.New()
-	r.HandleMethodNotAllowed = true
+	// The client is the socket's address unless it is a listed proxy's:
+	// an X-Forwarded-For from anyone else would let a client pick its own
+	// per-IP rate-limit bucket.
+	if err := r.SetTrustedProxies(cfg.Server.Proxies()); err != nil {
+		return nil, setting("server.trusted-proxies", err)
+	}
+	r.HandleMethodNotAllowed = true // 405 with Allow (gin sets the header)
 	r.Use(httpx.Middleware(log, httpx.NewMetrics(reg), cfg.Server.MaxBody)...)
+	r.Use(httpx.ReadTimeout(cfg.Server.ReadTimeout))
 	r.Use(httpx.CORS(cfg.Server.CORS.Origins(), cfg.Server.CORS.AllowCredentials))
 	r.NoRoute(func(c *gin.Context) { httpx.Error(c, apperr.NotFound("route "+c.Request.URL.Path)) })
 	r.NoMethod(func(c *gin.Context) {
-		httpx.Error(c, &apperr.Error{Kind: apperr.KindInvalid, Code: apperr.CodeBadRequest,
-			Message: "method " + c.Request.Method + " is not allowed on " + c.Request.URL.Path})
+		httpx.Error(c, apperr.New(apperr.KindMethodNotAllowed, "method %s is not allowed on %s; allowed: %s",
+			c.Request.Method, c.Request.URL.Path, c.Writer.Header().Get("Allow")))
 	})
 	r.GET("/healthz", func(c *gin.Context) { httpx.Respond(c, gin.H{"status": "ok"}, nil) })
 	r.GET("/readyz", readyz(gdb, rdb))
@@ -300,9 +312,14 @@ func (a *App) Run(ctx context.Context, stdout io.Writer) error {
 	if err != nil {
 		return fmt.Errorf("listen on %s (server.port): %w", addr, err)
 	}
+	// ReadTimeout bounds each request's headers and body (upload routes
+	// extend it, streams and sockets lift it: httpx.UploadDeadline,
+	// httpx.ReadTimeout). No WriteTimeout: streams write for minutes; a
+	// client that stops reading is dropped by the streams themselves.
 	srv := &http.Server{
 		Handler:           a.router,
-		ReadHeaderTimeout: a.cfg.Server.ReadHeaderTimeout,
+		ReadHeaderTimeout: min(a.cfg.Server.ReadHeaderTimeout, a.cfg.Server.ReadTimeout),
+		ReadTimeout:       a.cfg.Server.ReadTimeout,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
 	a.log.Info("listening", "addr", ln.Addr().String(), "database", a.cfg.Database.Driver,
@@ -326,8 +343,12 @@ func (a *App) Run(ctx context.Context, stdout io.Writer) error {
 	return nil
 }
 
-// Close releases every dependency, newest first.
+// Close releases every dependency, newest first. Closing a nil App does
+// nothing.
 func (a *App) Close() {
+	if a == nil {
+		return
+	}
 	a.stop()
 	for i := len(a.closers) - 1; i >= 0; i-- {
 		if err := a.closers[i](); err != nil {
@@ -336,6 +357,9 @@ func (a *App) Close() {
 	}
 	a.closers = nil
 }
+
+// setting names the configuration key to fix in a start-up error.
+func setting(key string, err error) error { return fmt.Errorf("%s: %w", key, err) }
 
 // defaultProvider builds the provider of ai.provider. Offline is the
 // built-in model, taught every interview stage before anyone holds it.

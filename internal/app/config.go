@@ -2,6 +2,7 @@ package app
 
 import (
 	"fmt"
+	"net"
 	"net/url"
 	"path/filepath"
 	"strings"
@@ -132,9 +133,18 @@ type ServerConfig struct {
 	Port              int           `mapstructure:"port"`
 	ShutdownTimeout   time.Duration `mapstructure:"shutdown-timeout"`
 	ReadHeaderTimeout time.Duration `mapstructure:"read-header-timeout"`
-	MaxBody           int64         `mapstructure:"max-body"`
-	CORS              CORSConfig    `mapstructure:"cors"`
+	// ReadTimeout bounds reading a request (headers and body); upload
+	// routes extend it for their byte limit, streams clear it.
+	ReadTimeout time.Duration `mapstructure:"read-timeout"`
+	// TrustedProxies lists the proxies whose X-Forwarded-For is believed;
+	// empty: the socket address is the client.
+	TrustedProxies string     `mapstructure:"trusted-proxies"`
+	MaxBody        int64      `mapstructure:"max-body"`
+	CORS           CORSConfig `mapstructure:"cors"`
 }
+
+// Proxies returns the trusted proxies as a list.
+func (c ServerConfig) Proxies() []string { return splitList(c.TrustedProxies) }
 
 // CORSConfig lists allowed origins.
 type CORSConfig struct {
@@ -157,6 +167,8 @@ type DatabaseConfig struct {
 	DSN          string `mapstructure:"dsn"`
 	MaxOpenConns int    `mapstructure:"max-open-conns"`
 	MaxIdleConns int    `mapstructure:"max-idle-conns"`
+	// QueryTimeout bounds every database call (database.query-timeout).
+	QueryTimeout time.Duration `mapstructure:"query-timeout"`
 }
 
 // RedisConfig is the optional Redis (single node or cluster).
@@ -291,6 +303,19 @@ func (c *Config) Validate() error {
 	}
 	if c.Server.ShutdownTimeout <= 0 {
 		bad("server.shutdown-timeout", "must be positive")
+	}
+	if c.Server.ReadTimeout <= 0 {
+		bad("server.read-timeout", "must be positive")
+	}
+	for _, p := range c.Server.Proxies() {
+		if net.ParseIP(p) == nil {
+			if _, _, err := net.ParseCIDR(p); err != nil {
+				bad("server.trusted-proxies", "%q is neither an IP address nor a CIDR", p)
+			}
+		}
+	}
+	if c.Database.QueryTimeout <= 0 {
+		bad("database.query-timeout", "must be positive")
 	}
 	if c.Server.MaxBody < 1<<20 {
 		bad("server.max-body", "must be at least 1048576 bytes")

@@ -36,11 +36,19 @@ func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registe
 		return e, nil
 	}
 	oa := func() (speech.Recognizer, error) {
-		return openai.New(openai.Config{BaseURL: cfg.OpenAI.BaseURL, APIKey: cfg.OpenAI.APIKey, Model: cfg.OpenAI.Model})
+		rec, err := openai.New(openai.Config{BaseURL: cfg.OpenAI.BaseURL, APIKey: cfg.OpenAI.APIKey, Model: cfg.OpenAI.Model})
+		if err != nil {
+			return nil, fmt.Errorf("speech.openai: %w", err)
+		}
+		return rec, nil
 	}
 	xf := func() (speech.Recognizer, error) {
-		return xunfei.New(xunfei.Config{URL: cfg.Xunfei.URL, AppID: cfg.Xunfei.AppID,
+		rec, err := xunfei.New(xunfei.Config{URL: cfg.Xunfei.URL, AppID: cfg.Xunfei.AppID,
 			APIKey: cfg.Xunfei.APIKey, APISecret: cfg.Xunfei.APISecret})
+		if err != nil {
+			return nil, fmt.Errorf("speech.xunfei: %w", err)
+		}
+		return rec, nil
 	}
 	switch cfg.Provider {
 	case "pocketsphinx":
@@ -62,7 +70,7 @@ func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registe
 			return rec, nil
 		}
 		if !errors.Is(err, pocketsphinx.ErrNotInstalled) {
-			return nil, err
+			return nil, fmt.Errorf("speech.pocketsphinx.model-dir: %w", err)
 		}
 		switch {
 		case cfg.OpenAI.APIKey != "":

@@ -47,21 +47,21 @@ func ttsProvider(cfg TTSConfig) (string, tts.Synthesizer, error) {
 	case "espeak-ng", "espeak":
 		s, err := espeak.New(cfg.Espeak.Binary)
 		if err != nil {
-			return "", nil, fmt.Errorf("tts.provider espeak-ng: %w", err)
+			return "", nil, fmt.Errorf("tts.espeak.binary: %w", err)
 		}
 		return "espeak-ng", s, nil
 	case "openai":
 		s, err := openai.New(openai.Config{BaseURL: cfg.OpenAI.BaseURL, APIKey: cfg.OpenAI.APIKey,
 			Model: cfg.OpenAI.Model, Voice: cfg.OpenAI.Voice})
 		if err != nil {
-			return "", nil, err
+			return "", nil, fmt.Errorf("tts.openai: %w", err)
 		}
 		return name, s, nil
 	case "xunfei":
 		s, err := xunfei.New(xunfei.Config{CreateURL: cfg.Xunfei.URL, AppID: cfg.Xunfei.AppID,
 			APIKey: cfg.Xunfei.APIKey, APISecret: cfg.Xunfei.APISecret})
 		if err != nil {
-			return "", nil, err
+			return "", nil, fmt.Errorf("tts.xunfei: %w", err)
 		}
 		return name, s, nil
 	}

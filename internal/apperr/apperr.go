@@ -17,41 +17,43 @@ type Kind int
 
 // The kinds, from the client's mistakes to the server's.
 const (
-	KindInternal        Kind = iota // a bug: 500
-	KindInvalid                     // bad input: 400
-	KindUnauthenticated             // not logged in: 401
-	KindForbidden                   // logged in but not allowed: 403
-	KindNotFound                    // missing, or not the caller's: 404
-	KindConflict                    // state conflict or still in progress: 409
-	KindTooLarge                    // body or upload too large: 413
-	KindUnprocessable               // well-formed but unusable upload: 422
-	KindRateLimited                 // too many requests: 429
-	KindUpstream                    // the model answered with an error or garbage: 502
-	KindUnavailable                 // the model or a dependency cannot be reached: 503
-	KindTimeout                     // the model did not answer in time: 504
-	KindOverloaded                  // bulkhead full or circuit open: 503
+	KindInternal         Kind = iota // a bug: 500
+	KindInvalid                      // bad input: 400
+	KindUnauthenticated              // not logged in: 401
+	KindForbidden                    // logged in but not allowed: 403
+	KindNotFound                     // missing, or not the caller's: 404
+	KindConflict                     // state conflict or still in progress: 409
+	KindTooLarge                     // body or upload too large: 413
+	KindUnprocessable                // well-formed but unusable upload: 422
+	KindRateLimited                  // too many requests: 429
+	KindUpstream                     // the model answered with an error or garbage: 502
+	KindUnavailable                  // the model or a dependency cannot be reached: 503
+	KindTimeout                      // the model did not answer in time: 504
+	KindOverloaded                   // bulkhead full or circuit open: 503
+	KindMethodNotAllowed             // a known path asked with another method: 405
 )
 
 // Stable envelope codes (api.md).
 const (
-	CodeOK              = "0"
-	CodeBadRequest      = "A000001"
-	CodeUnauthenticated = "A000200"
-	CodeRateLimited     = "A000300"
-	CodeInternal        = "B000001"
-	CodeUnavailable     = "B000002" // a dependency (the database) is busy or unreachable
-	CodeForbidden       = "A000403"
-	CodeNotFound        = "A000404"
-	CodeConflict        = "A000409"
-	CodeTooLarge        = "A000413"
-	CodeUnprocessable   = "A000422"
-	CodeSessionMissing  = "B000412"
-	CodeAccessDenied    = "B000413"
-	CodeInvalidState    = "B000414"
-	CodeAITimeout       = "B000415"
-	CodeAIOverloaded    = "B000416"
-	CodeAIUnavailable   = "B000417"
-	CodeAIUpstream      = "B000418"
+	CodeOK               = "0"
+	CodeBadRequest       = "A000001"
+	CodeMethodNotAllowed = "A000405" // the path exists, not with this method (the Allow header lists them)
+	CodeUnauthenticated  = "A000200"
+	CodeRateLimited      = "A000300"
+	CodeInternal         = "B000001"
+	CodeUnavailable      = "B000002" // a dependency (the database) is busy or unreachable
+	CodeForbidden        = "A000403"
+	CodeNotFound         = "A000404"
+	CodeConflict         = "A000409"
+	CodeTooLarge         = "A000413"
+	CodeUnprocessable    = "A000422"
+	CodeSessionMissing   = "B000412"
+	CodeAccessDenied     = "B000413"
+	CodeInvalidState     = "B000414"
+	CodeAITimeout        = "B000415"
+	CodeAIOverloaded     = "B000416"
+	CodeAIUnavailable    = "B000417"
+	CodeAIUpstream       = "B000418"
 )
 
 // Error is the application error. Message is safe to show to the client; Err
@@ -86,19 +88,20 @@ func (e *Error) IsRetryable() bool { return e.Retryable }
 
 // defaultCode is the envelope code of each kind when none is given.
 var defaultCode = map[Kind]string{
-	KindInternal:        CodeInternal,
-	KindInvalid:         CodeBadRequest,
-	KindUnauthenticated: CodeUnauthenticated,
-	KindForbidden:       CodeForbidden,
-	KindNotFound:        CodeNotFound,
-	KindConflict:        CodeConflict,
-	KindTooLarge:        CodeTooLarge,
-	KindUnprocessable:   CodeUnprocessable,
-	KindRateLimited:     CodeRateLimited,
-	KindUpstream:        CodeAIUpstream,
-	KindUnavailable:     CodeAIUnavailable,
-	KindTimeout:         CodeAITimeout,
-	KindOverloaded:      CodeAIOverloaded,
+	KindInternal:         CodeInternal,
+	KindInvalid:          CodeBadRequest,
+	KindUnauthenticated:  CodeUnauthenticated,
+	KindForbidden:        CodeForbidden,
+	KindNotFound:         CodeNotFound,
+	KindConflict:         CodeConflict,
+	KindTooLarge:         CodeTooLarge,
+	KindUnprocessable:    CodeUnprocessable,
+	KindRateLimited:      CodeRateLimited,
+	KindUpstream:         CodeAIUpstream,
+	KindUnavailable:      CodeAIUnavailable,
+	KindTimeout:          CodeAITimeout,
+	KindOverloaded:       CodeAIOverloaded,
+	KindMethodNotAllowed: CodeMethodNotAllowed,
 }
 
 // New returns an error of kind with the kind's default code.

@@ -31,12 +31,27 @@ type Config struct {
 	DSN          string // sqlite: file path (created); mysql: go-sql-driver DSN
 	MaxOpenConns int
 	MaxIdleConns int
+	// QueryTimeout bounds every database call, the wait for a pooled
+	// connection included (database.query-timeout); 0 means 5 s. A
+	// transaction is bounded by it as a whole.
+	QueryTimeout time.Duration
 }
+
+// DefaultQueryTimeout is Config.QueryTimeout when unset.
+const DefaultQueryTimeout = 5 * time.Second
 
 // Open connects, checks the connection and runs the migrations.
 func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
-	var dialector gorm.Dialector
-	var dialect goose.Dialect
+	if cfg.QueryTimeout <= 0 {
+		cfg.QueryTimeout = DefaultQueryTimeout
+	}
+	var (
+		dialector gorm.Dialector
+		dialect   goose.Dialect
+		conn      *sql.DB                 // MySQL's pool, opened here; SQLite's is opened by gorm
+		migrateDB func() (*sql.DB, error) // MySQL: a pool without the read/write backstops
+		addr      string                  // MySQL's host:port, for messages
+	)
 	switch cfg.Driver {
 	case "sqlite":
 		if dir := filepath.Dir(cfg.DSN); dir != "" {
@@ -64,7 +79,44 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 			mc.Params["charset"] = "utf8mb4"
 		}
 		mc.Params["time_zone"] = "'+00:00'"
-		dialector = gormmysql.Open(mc.FormatDSN())
+		// Backstops below the per-call deadlines: a dial, and any single
+		// read or write on a connection, give up on a silent server.
+		if mc.Timeout == 0 {
+			mc.Timeout = 5 * time.Second
+		}
+		if mc.ReadTimeout == 0 {
+			mc.ReadTimeout = cfg.QueryTimeout + time.Second
+		}
+		if mc.WriteTimeout == 0 {
+			mc.WriteTimeout = cfg.QueryTimeout + time.Second
+		}
+		// Round-trip through the DSN: the driver reads charset from it
+		// (set in Params it would be sent as a system variable).
+		if mc, err = mysql.ParseDSN(mc.FormatDSN()); err != nil {
+			return nil, fmt.Errorf("database.dsn is not a valid MySQL DSN: %w", err)
+		}
+		// Failures are returned (and logged by the caller), not printed.
+		mc.Logger = &mysql.NopLogger{}
+		connector, err := mysql.NewConnector(mc)
+		if err != nil {
+			return nil, fmt.Errorf("database.dsn is not a valid MySQL DSN: %w", err)
+		}
+		conn = sql.OpenDB(connector)
+		addr = mc.Addr
+		// Migrations may hold one statement (an ALTER TABLE) longer than
+		// any query: they run on a connection without the backstops.
+		unbounded := mc.Clone()
+		unbounded.ReadTimeout, unbounded.WriteTimeout = 0, 0
+		migrateDB = func() (*sql.DB, error) {
+			c, err := mysql.NewConnector(unbounded)
+			if err != nil {
+				return nil, err
+			}
+			db := sql.OpenDB(c)
+			db.SetMaxOpenConns(1)
+			return db, nil
+		}
+		dialector = gormmysql.New(gormmysql.Config{Conn: conn})
 		dialect = goose.DialectMySQL
 	default:
 		return nil, fmt.Errorf("database.driver must be sqlite or mysql, not %q", cfg.Driver)
@@ -76,7 +128,10 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		TranslateError:         true,
 	})
 	if err != nil {
-		return nil, fmt.Errorf("open %s database: %w", cfg.Driver, err)
+		if conn != nil {
+			_ = conn.Close()
+		}
+		return nil, explain(err, addr) // the caller names the setting
 	}
 	if err := registerTranslate(gdb); err != nil {
 		return nil, err
@@ -96,13 +151,41 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 	defer cancel()
 	if err := sqlDB.PingContext(pingCtx); err != nil {
 		_ = sqlDB.Close()
-		return nil, fmt.Errorf("connect to %s database: %w", cfg.Driver, err)
+		return nil, explain(err, addr) // the caller names the setting
 	}
-	if err := Migrate(ctx, sqlDB, dialect); err != nil {
+	if err := migrate(ctx, sqlDB, migrateDB, dialect); err != nil {
 		_ = sqlDB.Close()
 		return nil, err
 	}
+	// From here every call goes through the bounded pool (migrations, run
+	// above outside it, may take longer than a query).
+	pool := &boundedPool{db: sqlDB, timeout: cfg.QueryTimeout}
+	gdb.ConnPool = pool
+	gdb.Statement.ConnPool = pool
 	return gdb, nil
+}
+
+// explain adds what the MySQL driver leaves out of a failed connection:
+// "invalid connection" alone does not say that the server at addr did not
+// answer (wrong port, a frozen server, not MySQL).
+func explain(err error, addr string) error {
+	if addr != "" && errors.Is(err, mysql.ErrInvalidConn) {
+		return fmt.Errorf("no MySQL answer from %s: %w", addr, err)
+	}
+	return err
+}
+
+// migrate runs the migrations on the pool open (nil: on sqlDB).
+func migrate(ctx context.Context, sqlDB *sql.DB, open func() (*sql.DB, error), dialect goose.Dialect) error {
+	if open == nil {
+		return Migrate(ctx, sqlDB, dialect)
+	}
+	mdb, err := open()
+	if err != nil {
+		return fmt.Errorf("apply migrations: %w", err)
+	}
+	defer mdb.Close()
+	return Migrate(ctx, mdb, dialect)
 }
 
 // Migrate applies every pending embedded migration.
@@ -167,7 +250,7 @@ func LikePattern(s string) string {
 
 // IsTransient reports whether err is a database failure that a retry may
 // fix: a deadlock or lock wait timeout, a lost, refused or bad connection,
-// or a busy SQLite file.
+// a call past database.query-timeout, or a busy SQLite file.
 func IsTransient(err error) bool {
 	if err == nil {
 		return false
@@ -176,7 +259,7 @@ func IsTransient(err error) bool {
 	if errors.As(err, &me) {
 		return me.Number == 1213 || me.Number == 1205 // deadlock, lock wait timeout
 	}
-	if errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) {
+	if errors.Is(err, ErrQueryTimeout) || errors.Is(err, driver.ErrBadConn) || errors.Is(err, mysql.ErrInvalidConn) {
 		return true
 	}
 	var ne *net.OpError
@@ -207,9 +290,15 @@ const translateCallback = "aimeeting:translate"
 // so every store built on a *gorm.DB from Open returns translated errors.
 func registerTranslate(gdb *gorm.DB) error {
 	translate := func(tx *gorm.DB) {
-		if tx.Error != nil {
-			tx.Error = Translate(tx.Error)
+		if tx.Error == nil {
+			return
 		}
+		// Rows are read after the bounded pool returned them: a deadline
+		// met while scanning that was not the caller's is the query-timeout.
+		if errors.Is(tx.Error, context.DeadlineExceeded) && tx.Statement.Context.Err() == nil && apperr.As(tx.Error) == nil {
+			tx.Error = &timeoutError{err: tx.Error}
+		}
+		tx.Error = Translate(tx.Error)
 	}
 	cb := gdb.Callback()
 	for _, err := range []error{

@@ -8,6 +8,7 @@ import (
 	"net"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/go-sql-driver/mysql"
 	"gorm.io/gorm"
@@ -134,4 +135,73 @@ func TestLikePattern(t *testing.T) {
 	if got := LikePattern("50%_a!"); got != "%50!%!_a!!%" {
 		t.Fatalf("LikePattern = %q", got)
 	}
+}
+
+// TestQueryTimeoutMySQL checks database.query-timeout on a real server:
+// a slow statement, a statement inside a transaction and the wait for a
+// pooled connection each end within the bound as a retryable 503-kind
+// error; a caller's own earlier deadline stays the caller's.
+func TestQueryTimeoutMySQL(t *testing.T) {
+	const bound = 300 * time.Millisecond
+	gdb, err := Open(context.Background(), Config{Driver: "mysql", DSN: testenv.MySQL(t), MaxOpenConns: 1, QueryTimeout: bound})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Close(gdb) })
+	wantTimeout := func(t *testing.T, start time.Time, err error) {
+		t.Helper()
+		if took := time.Since(start); took > bound+time.Second {
+			t.Errorf("took %v, want at most %v", took, bound+time.Second)
+		}
+		e := apperr.As(err)
+		if e == nil || e.Kind != apperr.KindUnavailable || e.Code != apperr.CodeUnavailable || !errors.Is(err, ErrQueryTimeout) {
+			t.Fatalf("err = %v, want unavailable %s wrapping ErrQueryTimeout", err, apperr.CodeUnavailable)
+		}
+	}
+	ctx := context.Background()
+	t.Run("query", func(t *testing.T) {
+		start := time.Now()
+		var n int
+		wantTimeout(t, start, gdb.WithContext(ctx).Raw("SELECT SLEEP(3)").Scan(&n).Error)
+	})
+	t.Run("exec", func(t *testing.T) {
+		start := time.Now()
+		wantTimeout(t, start, gdb.WithContext(ctx).Exec("DO SLEEP(3)").Error)
+	})
+	t.Run("transaction", func(t *testing.T) {
+		start := time.Now()
+		err := gdb.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+			return tx.Exec("DO SLEEP(3)").Error
+		})
+		wantTimeout(t, start, err)
+	})
+	t.Run("pool wait", func(t *testing.T) {
+		sqlDB, err := gdb.DB()
+		if err != nil {
+			t.Fatal(err)
+		}
+		held, err := sqlDB.Conn(ctx) // the only connection
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer held.Close()
+		start := time.Now()
+		var n int
+		wantTimeout(t, start, gdb.WithContext(ctx).Raw("SELECT 1").Scan(&n).Error)
+	})
+	t.Run("caller deadline", func(t *testing.T) {
+		cctx, cancel := context.WithTimeout(ctx, 100*time.Millisecond)
+		defer cancel()
+		var n int
+		err := gdb.WithContext(cctx).Raw("SELECT SLEEP(3)").Scan(&n).Error
+		if !errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrQueryTimeout) {
+			t.Fatalf("err = %v, want the caller's deadline, not the query timeout", err)
+		}
+	})
+	t.Run("recovers", func(t *testing.T) {
+		var n int
+		if err := gdb.WithContext(ctx).Raw("SELECT 7").Scan(&n).Error; err != nil || n != 7 {
+			t.Fatalf("SELECT 7 = %d, %v", n, err)
+		}
+	})
 }

@@ -34,19 +34,20 @@ func Status(c *gin.Context, status int, data any) {
 
 // statusOf maps an error kind to its HTTP status.
 var statusOf = map[apperr.Kind]int{
-	apperr.KindInternal:        http.StatusInternalServerError,
-	apperr.KindInvalid:         http.StatusBadRequest,
-	apperr.KindUnauthenticated: http.StatusUnauthorized,
-	apperr.KindForbidden:       http.StatusForbidden,
-	apperr.KindNotFound:        http.StatusNotFound,
-	apperr.KindConflict:        http.StatusConflict,
-	apperr.KindTooLarge:        http.StatusRequestEntityTooLarge,
-	apperr.KindUnprocessable:   http.StatusUnprocessableEntity,
-	apperr.KindRateLimited:     http.StatusTooManyRequests,
-	apperr.KindUpstream:        http.StatusBadGateway,
-	apperr.KindUnavailable:     http.StatusServiceUnavailable,
-	apperr.KindTimeout:         http.StatusGatewayTimeout,
-	apperr.KindOverloaded:      http.StatusServiceUnavailable,
+	apperr.KindInternal:         http.StatusInternalServerError,
+	apperr.KindInvalid:          http.StatusBadRequest,
+	apperr.KindUnauthenticated:  http.StatusUnauthorized,
+	apperr.KindForbidden:        http.StatusForbidden,
+	apperr.KindNotFound:         http.StatusNotFound,
+	apperr.KindConflict:         http.StatusConflict,
+	apperr.KindTooLarge:         http.StatusRequestEntityTooLarge,
+	apperr.KindUnprocessable:    http.StatusUnprocessableEntity,
+	apperr.KindRateLimited:      http.StatusTooManyRequests,
+	apperr.KindUpstream:         http.StatusBadGateway,
+	apperr.KindUnavailable:      http.StatusServiceUnavailable,
+	apperr.KindTimeout:          http.StatusGatewayTimeout,
+	apperr.KindOverloaded:       http.StatusServiceUnavailable,
+	apperr.KindMethodNotAllowed: http.StatusMethodNotAllowed,
 }
 
 // StatusOf returns the HTTP status and the application error for err.

@@ -38,9 +38,20 @@ func RequestIDFrom(ctx context.Context) string {
 }
 
 // Middleware returns the common middleware chain: request id, recovery,
-// access log, metrics and a hard cap on request bodies.
+// access log, metrics, the API's response headers and a hard cap on
+// request bodies.
 func Middleware(log *slog.Logger, m *Metrics, maxBody int64) []gin.HandlerFunc {
-	return []gin.HandlerFunc{requestID(log), recovery(), accessLog(), m.handler(), bodyCap(maxBody)}
+	return []gin.HandlerFunc{requestID(log), recovery(), accessLog(), m.handler(), apiHeaders, bodyCap(maxBody)}
+}
+
+// apiHeaders marks every response as not to be MIME-sniffed nor stored by
+// any cache: API answers are per user. Handlers that serve cacheable
+// content (the web page, its assets) set their own Cache-Control.
+func apiHeaders(c *gin.Context) {
+	h := c.Writer.Header()
+	h.Set("X-Content-Type-Options", "nosniff")
+	h.Set("Cache-Control", "no-store")
+	c.Next()
 }
 
 // requestID accepts a well-formed incoming X-Request-Id or makes one, and

@@ -22,14 +22,15 @@ func NewHandler(svc *Service) *Handler { return &Handler{svc: svc} }
 // session must be the caller's (another user's is a 404). auth is the
 // authentication middleware, limit gives the middleware of a rate-limit
 // bucket (interview.md "HTTP flow limits"): answers, heavy uploads (the
-// resume, the photo), reads, and the default for the rest.
+// resume, the photo), reads, and the default for the rest. Uploads have
+// the time to arrive that their byte limit needs (httpx.UploadDeadline).
 func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	g.Use(auth)
 	def, read, answer, heavy := limit("default"), limit("read"), limit("answer"), limit("heavy")
 	g.POST("/sessions", def, h.create)
 	g.GET("/conversations", read, h.page)
 	sid := g.Group("/sessions/:sid")
-	sid.POST("/interview-questions", heavy, h.upload)
+	sid.POST("/interview-questions", heavy, httpx.UploadDeadline(MaxResumeBytes), h.upload)
 	sid.GET("/current-question", read, h.current)
 	sid.GET("/next-question", read, h.current)
 	sid.POST("/interview/answer-json", answer, h.answerJSON)
@@ -40,7 +41,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.GET("/interview/suggestions", read, h.suggestions)
 	sid.GET("/resume/score", read, h.resumeScore)
 	sid.GET("/resume/preview", read, h.resumePreview)
-	sid.POST("/demeanor-evaluation", heavy, h.demeanor)
+	sid.POST("/demeanor-evaluation", heavy, httpx.UploadDeadline(MaxPhotoBytes), h.demeanor)
 	sid.GET("/radar-chart", read, h.radar)
 	sid.GET("/radar-chart.svg", read, h.radarSVG)
 	sid.PUT("/finish", def, h.finish)

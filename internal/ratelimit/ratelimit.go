@@ -57,7 +57,7 @@ func New(rdb redis.UniversalClient, prefix string) *Limiter {
 	local, _ := lru.New[string, *rate.Limiter](100_000)
 	l := &Limiter{prefix: prefix, redis: redisx.NewBreaker(5 * time.Second), local: local}
 	if rdb != nil {
-		l.shared = redis_rate.NewLimiter(rdb)
+		l.shared = redis_rate.NewLimiter(ownKeys{rdb}) // keys under prefix, not "rate:"
 	}
 	return l
 }

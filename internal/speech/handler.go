@@ -26,7 +26,7 @@ func NewHandler(sockets *Server, files *Transcriber, maxUploadBytes int64) *Hand
 // rate-limit bucket (limit gives a bucket's middleware).
 func (h *Handler) Register(api *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	api.GET("/xunfei/audio-to-text/:userId", h.socket)
-	api.POST("/speech/transcriptions", auth, limit("default"), h.transcribe)
+	api.POST("/speech/transcriptions", auth, limit("default"), httpx.UploadDeadline(h.maxUploadBytes), h.transcribe)
 }
 
 func (h *Handler) socket(c *gin.Context) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"time"
 )
 
 // Writer writes events to one response. It is not safe for concurrent use:
@@ -17,8 +18,13 @@ type Writer struct {
 
 // Start opens an event stream on w: the headers (no caching, no proxy
 // buffering), status 200, flushed at once so the client sees the stream
-// open before the first event.
+// open before the first event. The request has been read by then, so the
+// server's read deadline is lifted: net/http would otherwise cancel the
+// stream's context when it passes. The stream keeps its own deadline (the
+// caller's context: chat.stream-timeout, shutdown).
 func Start(w http.ResponseWriter) (*Writer, error) {
+	// An error means w cannot set deadlines (a test recorder): none to lift.
+	_ = http.NewResponseController(w).SetReadDeadline(time.Time{})
 	h := w.Header()
 	h.Set("Content-Type", "text/event-stream; charset=utf-8")
 	h.Set("Cache-Control", "no-cache")
