@@ -130,6 +130,12 @@ type RedisConfig struct {
 	Password  string `mapstructure:"password"`
 	DB        int    `mapstructure:"db"`
 	KeyPrefix string `mapstructure:"key-prefix"`
+	// Timeout bounds one command of the token cache, the rate limiter and
+	// the login throttle, and one probe while Redis is down.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// Backoff is how long every user of Redis skips it after a failure; it
+	// is then probed this often until it answers.
+	Backoff time.Duration `mapstructure:"backoff"`
 }
 
 // AddrList returns the addresses as a list.
@@ -154,6 +160,20 @@ type AuthConfig struct {
 	TokenTTL     time.Duration `mapstructure:"token-ttl"`
 	TokenIdleTTL time.Duration `mapstructure:"token-idle-ttl"`
 	BcryptCost   int           `mapstructure:"bcrypt-cost"`
+	// LoginThrottle slows down password guessing and mass registration.
+	LoginThrottle LoginThrottleConfig `mapstructure:"login-throttle"`
+}
+
+// LoginThrottleConfig is auth.login-throttle: failed logins per account and
+// per client address, registrations per address, then doubling delays.
+type LoginThrottleConfig struct {
+	Enabled              bool          `mapstructure:"enabled"`
+	AccountFailures      int           `mapstructure:"account-failures"`
+	AddressFailures      int           `mapstructure:"address-failures"`
+	AddressRegistrations int           `mapstructure:"address-registrations"`
+	BaseDelay            time.Duration `mapstructure:"base-delay"`
+	MaxDelay             time.Duration `mapstructure:"max-delay"`
+	Window               time.Duration `mapstructure:"window"`
 }
 
 // AIConfig is the default model provider.
@@ -291,6 +311,17 @@ func (c *Config) Validate() error {
 	if c.Limits.Enabled && (c.Limits.Answer < 1 || c.Limits.Heavy < 1 || c.Limits.Read < 1 ||
 		c.Limits.Chat < 1 || c.Limits.TTS < 1 || c.Limits.Default < 1) {
 		bad("rate-limit", "answer, heavy, read, chat, tts and default must be at least 1 request per second")
+	}
+	if c.Redis.Enabled() && (c.Redis.Timeout <= 0 || c.Redis.Backoff <= 0) {
+		bad("redis", "timeout and backoff must be positive")
+	}
+	if lt := c.Auth.LoginThrottle; lt.Enabled {
+		if lt.AccountFailures < 1 || lt.AddressFailures < 1 || lt.AddressRegistrations < 1 {
+			bad("auth.login-throttle", "account-failures, address-failures and address-registrations must be at least 1")
+		}
+		if lt.BaseDelay <= 0 || lt.MaxDelay < lt.BaseDelay || lt.Window <= 0 {
+			bad("auth.login-throttle", "base-delay and window must be positive and max-delay at least base-delay")
+		}
 	}
 	if c.Auth.BcryptCost < 4 || c.Auth.BcryptCost > 31 {
 		bad("auth.bcrypt-cost", "must be 4..31, got %d", c.Auth.BcryptCost)
