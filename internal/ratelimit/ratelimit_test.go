@@ -2,14 +2,17 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 	"github.com/xunzhi-ai/aimeeting/internal/testenv"
 )
 
@@ -137,5 +140,21 @@ func TestRedisDownFallsBackToLocal(t *testing.T) {
 	got, shared := count(l, Bucket{Name: "t", Rate: 3, Burst: 3}, "k", 10)
 	if shared || got < 3 || got > 4 {
 		t.Fatalf("allowed %d (shared %v) with Redis down, want the local 3", got, shared)
+	}
+}
+
+// A breaker opened by another user of Redis (shared) makes the limiter
+// limit locally at once, and its success closes the breaker again.
+func TestSharedBreakerSkipsRedis(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	br := redisx.NewBreaker(time.Hour)
+	l := New(rdb, prefix, br, time.Second)
+	br.Fail(errors.New("the token cache saw Redis fail"))
+	if d := l.Allow(context.Background(), Bucket{Name: "t", Rate: 5, Burst: 5}, "k"); d.Shared {
+		t.Fatal("the limiter used Redis while the shared breaker was open")
+	}
+	br.Ok()
+	if d := l.Allow(context.Background(), Bucket{Name: "t", Rate: 5, Burst: 5}, "k"); !d.Shared {
+		t.Fatal("the limiter did not use Redis once the breaker closed")
 	}
 }
