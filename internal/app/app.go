@@ -33,6 +33,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/interview/offline"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/ratelimit"
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 	"github.com/xunzhi-ai/aimeeting/internal/speech"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 	"github.com/xunzhi-ai/aimeeting/internal/users"
@@ -83,8 +84,22 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	}
 	a.closers = append(a.closers, func() error { return db.Close(gdb) })
 	rdb := openRedis(ctx, cfg.Redis, log) // nil without Redis
+	var redisDown *redisx.Breaker         // nil without Redis
 	if rdb != nil {
 		a.closers = append(a.closers, rdb.Close)
+		// One "Redis is down, skip it" switch for every user of Redis: the
+		// first to see it fail spares the others, and while it is open no
+		// request waits on Redis; one probe says when it is back.
+		redisDown = redisx.NewBreaker(cfg.Redis.Backoff,
+			redisx.WithProbe(func(ctx context.Context) error { return rdb.Ping(ctx).Err() }, cfg.Redis.Timeout),
+			redisx.WithOnChange(func(up bool, err error) {
+				if up {
+					log.Info("redis is back")
+					return
+				}
+				log.Warn("redis is down: skipping it (local fallbacks) until a probe answers", "err", err, "probeEvery", cfg.Redis.Backoff)
+			}))
+		a.closers = append(a.closers, redisDown.Close)
 	}
 
 	// Services. Closers run newest first: the TTS worker and the sockets
@@ -92,9 +107,19 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	// the flights, Redis and the database close.
 	var tokenCache users.TokenCache
 	if rdb != nil {
-		tokenCache = users.NewRedisTokenCache(rdb, cfg.Redis.KeyPrefix)
+		tokenCache = users.NewRedisTokenCache(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
 	}
-	accounts, err := users.NewService(users.NewGormStore(gdb), tokenCache, users.Config{
+	var throttle *users.Throttle // nil: logins are not throttled
+	if lt := cfg.Auth.LoginThrottle; lt.Enabled {
+		throttle, err = users.NewThrottle(users.ThrottleConfig{AccountFailures: lt.AccountFailures,
+			AddressFailures: lt.AddressFailures, AddressRegistrations: lt.AddressRegistrations,
+			BaseDelay: lt.BaseDelay, MaxDelay: lt.MaxDelay, Window: lt.Window},
+			rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+		if err != nil {
+			return nil, fmt.Errorf("auth.login-throttle: %w", err)
+		}
+	}
+	accounts, err := users.NewService(users.NewGormStore(gdb), tokenCache, throttle, users.Config{
 		TokenTTL: cfg.Auth.TokenTTL, TokenIdleTTL: cfg.Auth.TokenIdleTTL, BcryptCost: cfg.Auth.BcryptCost,
 	})
 	if err != nil {
@@ -105,7 +130,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		return nil, err
 	}
 	aiConfigs := aiconfig.NewService(aiconfig.NewGormStore(gdb), model)
-	invoker, flights, err := newInvoker(cfg, rdb, reg)
+	invoker, flights, err := newInvoker(cfg, rdb, redisDown, reg)
 	if err != nil {
 		return nil, err
 	}
@@ -183,7 +208,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	// HTTP flow limits, shared through Redis when configured.
 	var limiter *ratelimit.Limiter // nil: limits off
 	if cfg.Limits.Enabled {
-		limiter = ratelimit.New(rdb, cfg.Redis.KeyPrefix+"rl:")
+		limiter = ratelimit.New(rdb, cfg.Redis.KeyPrefix+"rl:", redisDown, cfg.Redis.Timeout)
 	}
 	limits := ratelimit.NewLimits(limiter, buckets(cfg.Limits)...)
 

@@ -179,6 +179,12 @@ type RedisConfig struct {
 	Password  string `mapstructure:"password"`
 	DB        int    `mapstructure:"db"`
 	KeyPrefix string `mapstructure:"key-prefix"`
+	// Timeout bounds one command of the token cache, the rate limiter and
+	// the login throttle, and one probe while Redis is down.
+	Timeout time.Duration `mapstructure:"timeout"`
+	// Backoff is how long every user of Redis skips it after a failure; it
+	// is then probed this often until it answers.
+	Backoff time.Duration `mapstructure:"backoff"`
 }
 
 // AddrList returns the addresses as a list.
@@ -203,6 +209,20 @@ type AuthConfig struct {
 	TokenTTL     time.Duration `mapstructure:"token-ttl"`
 	TokenIdleTTL time.Duration `mapstructure:"token-idle-ttl"`
 	BcryptCost   int           `mapstructure:"bcrypt-cost"`
+	// LoginThrottle slows down password guessing and mass registration.
+	LoginThrottle LoginThrottleConfig `mapstructure:"login-throttle"`
+}
+
+// LoginThrottleConfig is auth.login-throttle: failed logins per account and
+// per client address, registrations per address, then doubling delays.
+type LoginThrottleConfig struct {
+	Enabled              bool          `mapstructure:"enabled"`
+	AccountFailures      int           `mapstructure:"account-failures"`
+	AddressFailures      int           `mapstructure:"address-failures"`
+	AddressRegistrations int           `mapstructure:"address-registrations"`
+	BaseDelay            time.Duration `mapstructure:"base-delay"`
+	MaxDelay             time.Duration `mapstructure:"max-delay"`
+	Window               time.Duration `mapstructure:"window"`
 }
 
 // AIConfig is the default model provider.
@@ -361,6 +381,17 @@ func (c *Config) Validate() error {
 	}
 	if c.Speech.Pocketsphinx.IdleRelease <= 0 {
 		bad("speech.pocketsphinx.idle-release", "must be positive")
+	}
+	if c.Redis.Enabled() && (c.Redis.Timeout <= 0 || c.Redis.Backoff <= 0) {
+		bad("redis", "timeout and backoff must be positive")
+	}
+	if lt := c.Auth.LoginThrottle; lt.Enabled {
+		if lt.AccountFailures < 1 || lt.AddressFailures < 1 || lt.AddressRegistrations < 1 {
+			bad("auth.login-throttle", "account-failures, address-failures and address-registrations must be at least 1")
+		}
+		if lt.BaseDelay <= 0 || lt.MaxDelay < lt.BaseDelay || lt.Window <= 0 {
+			bad("auth.login-throttle", "base-delay and window must be positive and max-delay at least base-delay")
+		}
 	}
 	if c.Auth.BcryptCost < 4 || c.Auth.BcryptCost > 31 {
 		bad("auth.bcrypt-cost", "must be 4..31, got %d", c.Auth.BcryptCost)

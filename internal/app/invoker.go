@@ -10,6 +10,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/aiguard"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 )
@@ -67,8 +68,10 @@ func guardConfig(cfg GuardConfig) aiguard.Config {
 
 // newInvoker builds the interview invoker: flights on rdb (nil: local) and
 // the guard, with their metrics on reg.
-func newInvoker(cfg Config, rdb redis.UniversalClient, reg prometheus.Registerer) (*interview.Invoker, *singleflight.Group, error) {
-	flights, err := singleflight.New(singleFlightConfig(cfg.Agent.SingleFlight, cfg.Redis), rdb, reg)
+func newInvoker(cfg Config, rdb redis.UniversalClient, redisDown *redisx.Breaker, reg prometheus.Registerer) (*interview.Invoker, *singleflight.Group, error) {
+	sfCfg := singleFlightConfig(cfg.Agent.SingleFlight, cfg.Redis)
+	sfCfg.Breaker = redisDown // hybrid mode skips Redis with the token cache and the limiter
+	flights, err := singleflight.New(sfCfg, rdb, reg)
 	if err != nil {
 		return nil, nil, fmt.Errorf("xunzhi-agent.ai-singleflight: %w", err)
 	}

@@ -11,7 +11,7 @@ import (
 // redis_rate's own "rate:" (issue 16: every key under redis.key-prefix).
 func TestKeysUnderPrefix(t *testing.T) {
 	rdb, prefix := testenv.Redis(t)
-	l := New(rdb, prefix)
+	l := New(rdb, prefix, nil, 0)
 	if _, shared := count(l, Bucket{Name: "answer", Rate: 8, Burst: 8}, "u:1", 3); !shared {
 		t.Fatal("decision not from Redis")
 	}

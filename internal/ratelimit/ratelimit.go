@@ -46,16 +46,27 @@ type Decision struct {
 type Limiter struct {
 	shared *redis_rate.Limiter // nil without Redis
 	prefix string
-	// redis skips Redis for 5 s after an error: meanwhile limits are local.
-	redis *redisx.Breaker
+	// redis says when to skip Redis after an error: meanwhile limits are
+	// local.
+	redis   *redisx.Breaker
+	timeout time.Duration
 
 	local *lru.Cache[string, *rate.Limiter] // bounded: one entry per active key and bucket
 }
 
-// New returns a limiter; rdb may be nil (local limits only).
-func New(rdb redis.UniversalClient, prefix string) *Limiter {
+// New returns a limiter; rdb may be nil (local limits only). Each Redis
+// check gets timeout (300 ms when 0), and its failures open breaker, which
+// may be shared with Redis's other users (nil: one of the limiter's own
+// that skips Redis for 5 s after a failure).
+func New(rdb redis.UniversalClient, prefix string, breaker *redisx.Breaker, timeout time.Duration) *Limiter {
 	local, _ := lru.New[string, *rate.Limiter](100_000)
-	l := &Limiter{prefix: prefix, redis: redisx.NewBreaker(5 * time.Second), local: local}
+	if breaker == nil {
+		breaker = redisx.NewBreaker(5 * time.Second)
+	}
+	if timeout <= 0 {
+		timeout = 300 * time.Millisecond
+	}
+	l := &Limiter{prefix: prefix, redis: breaker, timeout: timeout, local: local}
 	if rdb != nil {
 		l.shared = redis_rate.NewLimiter(ownKeys{rdb}) // keys under prefix, not "rate:"
 	}
@@ -65,13 +76,16 @@ func New(rdb redis.UniversalClient, prefix string) *Limiter {
 // Allow takes one request of key from bucket.
 func (l *Limiter) Allow(ctx context.Context, b Bucket, key string) Decision {
 	if l.shared != nil && l.redis.Allow() {
-		ctx, cancel := context.WithTimeout(ctx, 300*time.Millisecond)
-		res, err := l.shared.Allow(ctx, l.prefix+b.Name+":"+key, redis_rate.Limit{Rate: b.Rate, Burst: b.Burst, Period: time.Second})
+		cctx, cancel := context.WithTimeout(ctx, l.timeout)
+		res, err := l.shared.Allow(cctx, l.prefix+b.Name+":"+key, redis_rate.Limit{Rate: b.Rate, Burst: b.Burst, Period: time.Second})
 		cancel()
 		if err == nil {
+			l.redis.Ok()
 			return Decision{Allowed: res.Allowed > 0, RetryAfter: max(res.RetryAfter, 0), Shared: true}
 		}
-		l.redis.Fail(err)
+		if ctx.Err() == nil { // the caller's own cancellation is not Redis's failure
+			l.redis.Fail(err)
+		}
 	}
 	return l.allowLocal(b, key)
 }

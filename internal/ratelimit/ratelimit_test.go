@@ -2,20 +2,23 @@ package ratelimit
 
 import (
 	"context"
+	"errors"
 	"net/http/httptest"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/xunzhi-ai/aimeeting/internal/auth"
 	"github.com/xunzhi-ai/aimeeting/internal/httpx"
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 	"github.com/xunzhi-ai/aimeeting/internal/testenv"
 )
 
 func TestLimitsBucket(t *testing.T) {
 	gin.SetMode(gin.TestMode)
-	ls := NewLimits(New(nil, ""), Bucket{Name: "a", Rate: 2, Burst: 2}, Bucket{Name: "b", Rate: 3, Burst: 3})
+	ls := NewLimits(New(nil, "", nil, 0), Bucket{Name: "a", Rate: 2, Burst: 2}, Bucket{Name: "b", Rate: 3, Burst: 3})
 	r := gin.New()
 	login := func(c *gin.Context) {
 		if u := c.GetHeader("X-User"); u != "" {
@@ -95,7 +98,7 @@ func count(l *Limiter, b Bucket, key string, n int) (allowed int, shared bool) {
 }
 
 func TestLocalLimit(t *testing.T) {
-	l := New(nil, "")
+	l := New(nil, "", nil, 0)
 	b := Bucket{Name: "t", Rate: 5, Burst: 5}
 	if got, shared := count(l, b, "alice", 20); got < 5 || got > 6 || shared {
 		t.Fatalf("allowed %d of 20 at 5/s locally (shared %v), want 5 or 6", got, shared)
@@ -112,7 +115,7 @@ func TestSharedAcrossInstances(t *testing.T) {
 	for range 2 {
 		rdb := redis.NewClient(&redis.Options{Addr: testenv.RedisAddr()})
 		t.Cleanup(func() { _ = rdb.Close() })
-		ls = append(ls, New(rdb, prefix))
+		ls = append(ls, New(rdb, prefix, nil, 0))
 	}
 	b := Bucket{Name: "answer", Rate: 8, Burst: 8}
 	total := 0
@@ -133,9 +136,25 @@ func TestSharedAcrossInstances(t *testing.T) {
 func TestRedisDownFallsBackToLocal(t *testing.T) {
 	rdb := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 	t.Cleanup(func() { _ = rdb.Close() })
-	l := New(rdb, "x:")
+	l := New(rdb, "x:", nil, 0)
 	got, shared := count(l, Bucket{Name: "t", Rate: 3, Burst: 3}, "k", 10)
 	if shared || got < 3 || got > 4 {
 		t.Fatalf("allowed %d (shared %v) with Redis down, want the local 3", got, shared)
+	}
+}
+
+// A breaker opened by another user of Redis (shared) makes the limiter
+// limit locally at once, and its success closes the breaker again.
+func TestSharedBreakerSkipsRedis(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	br := redisx.NewBreaker(time.Hour)
+	l := New(rdb, prefix, br, time.Second)
+	br.Fail(errors.New("the token cache saw Redis fail"))
+	if d := l.Allow(context.Background(), Bucket{Name: "t", Rate: 5, Burst: 5}, "k"); d.Shared {
+		t.Fatal("the limiter used Redis while the shared breaker was open")
+	}
+	br.Ok()
+	if d := l.Allow(context.Background(), Bucket{Name: "t", Rate: 5, Burst: 5}, "k"); !d.Shared {
+		t.Fatal("the limiter did not use Redis once the breaker closed")
 	}
 }

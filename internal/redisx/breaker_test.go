@@ -1,6 +1,7 @@
 package redisx
 
 import (
+	"context"
 	"errors"
 	"sync"
 	"testing"
@@ -100,5 +101,102 @@ func TestBreakerConcurrent(t *testing.T) {
 	b.Fail(errors.New("down"))
 	if b.Allow() {
 		t.Error("Allow() = true right after a failure with a one-hour backoff")
+	}
+}
+
+// With a probe, the Breaker stays open past the backoff until a probe
+// succeeds, probes from one goroutine only, and closes by itself.
+func TestBreakerProbeClosesWhenRedisIsBack(t *testing.T) {
+	var (
+		mu     sync.Mutex
+		up     bool
+		probes int
+	)
+	changes := make(chan bool, 4)
+	b := NewBreaker(10*time.Millisecond,
+		WithProbe(func(ctx context.Context) error {
+			mu.Lock()
+			defer mu.Unlock()
+			probes++
+			if _, ok := ctx.Deadline(); !ok {
+				t.Error("probe without a deadline")
+			}
+			if !up {
+				return errors.New("connection refused")
+			}
+			return nil
+		}, time.Second),
+		WithOnChange(func(up bool, _ error) { changes <- up }))
+	defer b.Close()
+
+	b.Fail(errors.New("connection refused"))
+	b.Fail(errors.New("connection refused")) // a second failure starts no second prober
+	if got := <-changes; got {
+		t.Fatal("first change = up, want down")
+	}
+	time.Sleep(50 * time.Millisecond) // several backoffs: the probes keep failing
+	if b.Allow() {
+		t.Fatal("Allow() = true after the backoff while every probe fails")
+	}
+	mu.Lock()
+	up, failedProbes := true, probes
+	mu.Unlock()
+	if failedProbes < 2 {
+		t.Errorf("%d probes in 5 backoffs, want several", failedProbes)
+	}
+	select {
+	case got := <-changes:
+		if !got {
+			t.Fatal("second change = down, want up")
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("the Breaker did not close within 5 s of Redis coming back")
+	}
+	if !b.Allow() {
+		t.Fatal("Allow() = false after a successful probe")
+	}
+}
+
+// An operation's success closes a probing Breaker, and its prober ends.
+func TestBreakerOkStopsProbing(t *testing.T) {
+	b := NewBreaker(5*time.Millisecond, WithProbe(func(context.Context) error { return errors.New("down") }, time.Second))
+	b.Fail(errors.New("down"))
+	b.Ok()
+	if !b.Allow() {
+		t.Fatal("Allow() = false after Ok")
+	}
+	deadline := time.Now().Add(5 * time.Second)
+	for b.probing.Load() {
+		if time.Now().After(deadline) {
+			t.Fatal("the prober still runs 5 s after Ok")
+		}
+		time.Sleep(time.Millisecond)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// Close ends a prober whose probes keep failing, and a zero Breaker closes too.
+func TestBreakerCloseStopsTheProber(t *testing.T) {
+	b := NewBreaker(time.Millisecond, WithProbe(func(context.Context) error { return errors.New("down") }, time.Second))
+	b.Fail(errors.New("down"))
+	done := make(chan struct{})
+	go func() { _ = b.Close(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(5 * time.Second):
+		t.Fatal("Close did not return within 5 s")
+	}
+	if b.probing.Load() {
+		t.Error("prober still marked running after Close")
+	}
+	b.Fail(errors.New("down")) // after Close: no new prober
+	if b.probing.Load() {
+		t.Error("a failure after Close started a prober")
+	}
+	var zero Breaker
+	if err := zero.Close(); err != nil {
+		t.Fatal(err)
 	}
 }

@@ -77,7 +77,7 @@ func Start(tb testing.TB, dir string, env ...string) *Server {
 	s.cmd = exec.Command(Binary(tb))
 	s.cmd.Dir = dir
 	s.cmd.Env = append([]string{"PATH=" + os.Getenv("PATH"), "HOME=" + os.Getenv("HOME"), "SERVER_PORT=0",
-		"SERVER_HOST=127.0.0.1", "AUTH_BCRYPT_COST=4", "RATE_LIMIT_ENABLED=false"}, env...) // tests of the limits turn them on
+		"SERVER_HOST=127.0.0.1", "AUTH_BCRYPT_COST=4", "RATE_LIMIT_ENABLED=false", "AUTH_LOGIN_THROTTLE_ENABLED=false"}, env...) // tests of the limits turn them on
 	stdout, err := s.cmd.StdoutPipe()
 	if err != nil {
 		tb.Fatal(err)

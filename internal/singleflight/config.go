@@ -3,6 +3,7 @@ package singleflight
 import (
 	"errors"
 	"fmt"
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 	"strings"
 	"time"
 )
@@ -77,7 +78,13 @@ type Config struct {
 	L1MaxEntries int
 
 	// RedisBackoff is how long hybrid mode skips Redis after a Redis failure.
+	// It is unused when Breaker is set.
 	RedisBackoff time.Duration
+	// Breaker, when set, is hybrid mode's "Redis is down" switch, shared with
+	// the caller's other users of the same Redis (the first to see Redis fail
+	// spares the others; a probing Breaker says when it is back). Nil: a
+	// Breaker of the Group's own, with RedisBackoff.
+	Breaker *redisx.Breaker
 	// RedisTimeout is the deadline of one Redis command, so that a slow Redis
 	// counts as a failed one. Zero means no deadline beyond the client's own.
 	RedisTimeout time.Duration

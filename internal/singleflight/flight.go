@@ -92,6 +92,7 @@ func redisDo[T any](ctx context.Context, f *flight, op string, do func(context.C
 		}
 	}
 	if err == nil {
+		g.redis.Ok()
 		return v, nil
 	}
 	if ctx.Err() != nil {

@@ -163,7 +163,10 @@ func New(cfg Config, rdb redis.UniversalClient, reg prometheus.Registerer) (*Gro
 	}
 	g := &Group{cfg: cfg, m: make(map[string]*call), redis: redisx.NewBreaker(0)}
 	if cfg.Mode == ModeHybrid {
-		g.redis = redisx.NewBreaker(cfg.RedisBackoff)
+		g.redis = cfg.Breaker
+		if g.redis == nil {
+			g.redis = redisx.NewBreaker(cfg.RedisBackoff)
+		}
 	}
 	if cfg.L1MaxEntries > 0 {
 		g.l1 = expirable.NewLRU[string, l1Entry](cfg.L1MaxEntries, nil, cfg.maxL1TTL())

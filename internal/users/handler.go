@@ -1,6 +1,7 @@
 package users
 
 import (
+	"errors"
 	"strings"
 
 	"github.com/gin-gonic/gin"
@@ -106,8 +107,12 @@ func (h *Handler) register(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	u, err := h.svc.Register(c.Request.Context(), in)
-	httpx.Respond(c, ViewOf(u), err)
+	u, err := h.svc.Register(c.Request.Context(), c.ClientIP(), in)
+	if err != nil {
+		httpx.Error(c, throttled(err))
+		return
+	}
+	httpx.Respond(c, ViewOf(u), nil)
 }
 
 func (h *Handler) login(c *gin.Context) {
@@ -119,8 +124,23 @@ func (h *Handler) login(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	res, err := h.svc.Login(c.Request.Context(), in.Username, in.Password)
-	httpx.Respond(c, res, err)
+	res, err := h.svc.Login(c.Request.Context(), c.ClientIP(), in.Username, in.Password)
+	if err != nil {
+		httpx.Error(c, throttled(err))
+		return
+	}
+	httpx.Respond(c, res, nil)
+}
+
+// throttled turns a *ThrottledError into a 429 whose Retry-After says how
+// long to wait; other errors pass through.
+func throttled(err error) error {
+	var te *ThrottledError
+	if !errors.As(err, &te) {
+		return err
+	}
+	secs := retryAfterSeconds(te.RetryAfter)
+	return apperr.New(apperr.KindRateLimited, "%s", te.Error()).WithData(httpx.RetryAfter{Seconds: secs})
 }
 
 func (h *Handler) checkLogin(c *gin.Context) {

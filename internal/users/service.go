@@ -53,15 +53,18 @@ type Config struct {
 type Service struct {
 	store Store
 	cache TokenCache // nil when Redis is not configured
-	cfg   Config
-	now   func() time.Time
+	// throttle slows down password guessing and mass registration; nil:
+	// no throttling.
+	throttle *Throttle
+	cfg      Config
+	now      func() time.Time
 	// dummyHash is compared against when a username does not exist, so a
 	// failed login takes as long whether or not the account exists.
 	dummyHash []byte
 }
 
-// NewService returns a service. cache may be nil.
-func NewService(store Store, cache TokenCache, cfg Config) (*Service, error) {
+// NewService returns a service. cache and throttle may be nil.
+func NewService(store Store, cache TokenCache, throttle *Throttle, cfg Config) (*Service, error) {
 	if cfg.BcryptCost == 0 {
 		cfg.BcryptCost = bcrypt.DefaultCost
 	}
@@ -72,14 +75,20 @@ func NewService(store Store, cache TokenCache, cfg Config) (*Service, error) {
 	if err != nil {
 		return nil, fmt.Errorf("users: bcrypt cost %d: %w", cfg.BcryptCost, err)
 	}
-	return &Service{store: store, cache: cache, cfg: cfg, now: func() time.Time { return time.Now().UTC() }, dummyHash: dummy}, nil
+	return &Service{store: store, cache: cache, throttle: throttle, cfg: cfg, now: func() time.Time { return time.Now().UTC() }, dummyHash: dummy}, nil
 }
 
-// Register creates an account. The first account of an empty database is admin.
-func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) {
+// Register creates an account for a client at addr (its IP address, for
+// the throttle). The first account of an empty database is admin.
+func (s *Service) Register(ctx context.Context, addr string, in RegisterInput) (User, error) {
 	in.normalize()
 	if err := in.Validate(); err != nil {
 		return User{}, err
+	}
+	if s.throttle != nil {
+		if err := s.throttle.BeginRegistration(ctx, addr); err != nil {
+			return User{}, err
+		}
 	}
 	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.cfg.BcryptCost)
 	if err != nil {
@@ -94,22 +103,35 @@ func (s *Service) Register(ctx context.Context, in RegisterInput) (User, error) 
 
 var errBadLogin = apperr.Unauthenticated("username or password is wrong")
 
-// Login checks the password and issues a new token.
-func (s *Service) Login(ctx context.Context, username, password string) (LoginResult, error) {
+// Login checks the password of a client at addr (its IP address, for the
+// throttle) and issues a new token. While the account or the address is
+// throttled it fails with a *ThrottledError before any password work; an
+// unknown username is throttled, and costs a bcrypt compare, like a known one.
+func (s *Service) Login(ctx context.Context, addr, username, password string) (LoginResult, error) {
 	username = strings.TrimSpace(username)
 	if username == "" || password == "" {
 		return LoginResult{}, apperr.Invalid("username and password are required")
 	}
+	if s.throttle != nil {
+		if err := s.throttle.BeginLogin(ctx, username, addr); err != nil {
+			return LoginResult{}, err
+		}
+	}
 	u, err := s.store.UserByUsername(ctx, username)
 	if apperr.Is(err, apperr.KindNotFound) {
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash, []byte(password))
+		s.loginFailed(ctx, addr)
 		return LoginResult{}, errBadLogin
 	}
 	if err != nil {
 		return LoginResult{}, err
 	}
 	if bcrypt.CompareHashAndPassword([]byte(u.PasswordHash), []byte(password)) != nil {
+		s.loginFailed(ctx, addr)
 		return LoginResult{}, errBadLogin
+	}
+	if s.throttle != nil {
+		s.throttle.SucceedLogin(ctx, username)
 	}
 	token := ids.Token(32)
 	now := s.now()
@@ -118,6 +140,12 @@ func (s *Service) Login(ctx context.Context, username, password string) (LoginRe
 		return LoginResult{}, err
 	}
 	return LoginResult{Token: token, Username: u.Username, IsAdmin: u.IsAdmin}, nil
+}
+
+func (s *Service) loginFailed(ctx context.Context, addr string) {
+	if s.throttle != nil {
+		s.throttle.FailLogin(ctx, addr)
+	}
 }
 
 // HashToken is how a token is stored and looked up.

@@ -25,7 +25,7 @@ func (c *clock) add(d time.Duration) { c.mu.Lock(); c.t = c.t.Add(d); c.mu.Unloc
 
 func MustService(tb testing.TB, gdb *gorm.DB, cache TokenCache) (*Service, *clock) {
 	tb.Helper()
-	svc, err := NewService(NewGormStore(gdb), cache, Config{TokenTTL: 30 * 24 * time.Hour, TokenIdleTTL: 7 * 24 * time.Hour, BcryptCost: 4})
+	svc, err := NewService(NewGormStore(gdb), cache, nil, Config{TokenTTL: 30 * 24 * time.Hour, TokenIdleTTL: 7 * 24 * time.Hour, BcryptCost: 4})
 	if err != nil {
 		tb.Fatal(err)
 	}
@@ -36,7 +36,7 @@ func MustService(tb testing.TB, gdb *gorm.DB, cache TokenCache) (*Service, *cloc
 
 func MustRegister(tb testing.TB, svc *Service, name string) User {
 	tb.Helper()
-	u, err := svc.Register(context.Background(), RegisterInput{Username: name, Password: "password-" + name})
+	u, err := svc.Register(context.Background(), "192.0.2.1", RegisterInput{Username: name, Password: "password-" + name})
 	if err != nil {
 		tb.Fatalf("register %s: %v", name, err)
 	}
@@ -45,7 +45,7 @@ func MustRegister(tb testing.TB, svc *Service, name string) User {
 
 func MustLogin(tb testing.TB, svc *Service, name string) string {
 	tb.Helper()
-	res, err := svc.Login(context.Background(), name, "password-"+name)
+	res, err := svc.Login(context.Background(), "192.0.2.1", name, "password-"+name)
 	if err != nil {
 		tb.Fatalf("login %s: %v", name, err)
 	}
@@ -71,12 +71,12 @@ func TestRegisterAndLogin(t *testing.T) {
 		if first.PasswordHash == "password-alice" || first.PasswordHash == "" {
 			t.Fatalf("password stored as %q, want a bcrypt hash", first.PasswordHash)
 		}
-		_, err := svc.Register(ctx, RegisterInput{Username: "alice", Password: "another-password"})
+		_, err := svc.Register(ctx, "192.0.2.1", RegisterInput{Username: "alice", Password: "another-password"})
 		wantKind(t, err, apperr.KindConflict)
 
-		_, err = svc.Login(ctx, "alice", "wrong-password")
+		_, err = svc.Login(ctx, "192.0.2.1", "alice", "wrong-password")
 		wantKind(t, err, apperr.KindUnauthenticated)
-		_, err = svc.Login(ctx, "nobody", "wrong-password")
+		_, err = svc.Login(ctx, "192.0.2.1", "nobody", "wrong-password")
 		wantKind(t, err, apperr.KindUnauthenticated)
 
 		tok := MustLogin(t, svc, "alice")
@@ -123,7 +123,7 @@ func TestRegisterValidation(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			_, err := svc.Register(context.Background(), tt.in)
+			_, err := svc.Register(context.Background(), "192.0.2.1", tt.in)
 			wantKind(t, err, apperr.KindInvalid)
 		})
 	}
@@ -167,7 +167,7 @@ func TestTokenLifetime(t *testing.T) {
 
 func TestRevocation(t *testing.T) {
 	r, prefix := testenv.Redis(t)
-	caches := map[string]TokenCache{"no cache": nil, "redis cache": NewRedisTokenCache(r, prefix)}
+	caches := map[string]TokenCache{"no cache": nil, "redis cache": NewRedisTokenCache(r, prefix, nil, time.Second)}
 	for name, cache := range caches {
 		t.Run(name, func(t *testing.T) {
 			ctx := context.Background()
@@ -199,7 +199,7 @@ func TestRevocation(t *testing.T) {
 			}
 			_, err = svc.Authenticate(ctx, c)
 			wantKind(t, err, apperr.KindUnauthenticated)
-			if _, err := svc.Login(ctx, "alice", pw); err != nil {
+			if _, err := svc.Login(ctx, "192.0.2.1", "alice", pw); err != nil {
 				t.Fatalf("login with the new password: %v", err)
 			}
 		})
@@ -220,7 +220,7 @@ func TestConcurrentFirstRegistration(t *testing.T) {
 			go func() {
 				defer wg.Done()
 				<-start
-				u, err := svc.Register(context.Background(), RegisterInput{Username: "user" + string(rune('a'+i)) + "xx", Password: "password1"})
+				u, err := svc.Register(context.Background(), "192.0.2.1", RegisterInput{Username: "user" + string(rune('a'+i)) + "xx", Password: "password1"})
 				if err != nil {
 					t.Errorf("register: %v", err)
 					return
