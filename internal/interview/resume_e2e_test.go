@@ -3,6 +3,7 @@ package interview_test
 import (
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"testing"
 
@@ -54,4 +55,54 @@ func TestResumeUploadReadsHonestly(t *testing.T) {
 			t.Errorf("no questions: %s", r.Raw)
 		}
 	})
+}
+
+// Issue 14: a Chinese resume saved as PDF by Chrome and an English one
+// exported by LibreOffice give an interview about the candidate's own
+// resume: questions about its skills and a score like the same text as TXT
+// gets, not a generic interview about an unreadable file.
+func TestResumePDFsFromRealProducers(t *testing.T) {
+	s := servertest.Start(t, "")
+	c := MustClient(t, s.URL, "producers")
+	tests := []struct {
+		file   string
+		skills []string // from the resume's Skills line
+	}{
+		{"chrome-sans-zh.pdf", []string{"Go", "Java", "MySQL", "Redis", "Kafka", "Kubernetes"}},
+		{"libreoffice-en.pdf", []string{"Go", "PostgreSQL", "Redis", "Kafka", "Kubernetes", "gRPC", "Terraform"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file, func(t *testing.T) {
+			data, err := os.ReadFile("../doctext/testdata/pdf/" + tt.file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r := c.upload(c.newSession(), tt.file, data, "")
+			wantOK(t, r)
+			var up interview.UploadResult
+			r.Decode(t, &up)
+			if up.Read.Source != "text" || up.Read.Pages != 1 || up.Read.Chars < 300 {
+				t.Errorf("read = %+v, want the whole text layer of one page", up.Read)
+			}
+			var named []string
+			for _, q := range up.Questions {
+				for _, sk := range tt.skills {
+					if strings.Contains(q, sk) && !slices.Contains(named, sk) {
+						named = append(named, sk)
+					}
+				}
+			}
+			if len(named) < 2 {
+				t.Errorf("questions name %v of the resume's skills %v, want at least 2:\n%v", named, tt.skills, up.Questions)
+			}
+			if up.ResumeScore == nil || *up.ResumeScore < 50 {
+				t.Errorf("resume score %v, want the score of a readable resume (>= 50)", up.ResumeScore)
+			}
+			for _, sg := range up.Suggestions {
+				if strings.Contains(sg, "Work Experience") || strings.Contains(sg, "工作经历") {
+					t.Errorf("suggestion asks for a section the resume has: %q", sg)
+				}
+			}
+		})
+	}
 }
