@@ -424,3 +424,34 @@ func TestGracefulHandOver(t *testing.T) {
 	}
 	checkMonotonic(t, progress)
 }
+
+// A Chinese paragraph becomes a task whose audio lasts as long as Mandarin
+// speech of its length: 0.12-0.5 s per Han character (people read 3-6 a
+// second), split at Chinese sentence ends and read by the cmn voice.
+func TestChineseParagraphDuration(t *testing.T) {
+	cfg := testConfig(t.TempDir())
+	cfg.SegmentMaxChars = 60
+	svc := MustService(t, nil, MustEspeak(t), cfg)
+	text := strings.Repeat("面试官请你介绍一下数据库索引。索引可以显著提高查询速度，但是会降低写入速度，并占用额外的存储空间！"+
+		"那么，什么时候不应该建立索引呢？数据量很小的表；经常更新却很少查询的列。", 3)
+	task := must[*tts.Task](t)(svc.Create(context.Background(), "u1", tts.CreateRequest{Text: text}))
+	wait(t, svc, task.ID, "u1")
+	done := must[*tts.Task](t)(svc.Get(context.Background(), task.ID, "u1"))
+	if done.Status != tts.StatusDone {
+		t.Fatalf("status %d: %s", done.Status, done.ErrorMessage)
+	}
+	han := 0
+	for _, r := range text {
+		if r >= 0x4e00 && r <= 0x9fff {
+			han++
+		}
+	}
+	if done.SegmentsTotal < 4 {
+		t.Errorf("%d segments, want the paragraph cut at its sentence ends", done.SegmentsTotal)
+	}
+	perChar := float64(done.DurationMs) / 1000 / float64(han)
+	t.Logf("%d Han characters, %d segments: %d ms, %.3f s per character", han, done.SegmentsTotal, done.DurationMs, perChar)
+	if perChar < 0.12 || perChar > 0.5 {
+		t.Errorf("%.3f s per Han character, want 0.12-0.5", perChar)
+	}
+}

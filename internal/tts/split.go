@@ -9,12 +9,12 @@ import (
 // Split cuts text into segments of at most maxChars runes each, at sentence
 // boundaries where it can:
 //
-//  1. Sentences end at 。！？；!?;… and line breaks, and at '.' followed by a
+//  1. Sentences end at 。｡！？；!?;…⋯ and line breaks, and at '.' followed by a
 //     space or the end of the text, except after an abbreviation ("e.g.",
 //     "Dr.", an initial "J.") or inside a number ("3.14" never ends one).
 //     Closing quotes and brackets stay with their sentence.
-//  2. A sentence longer than maxChars is cut at its last comma, 、, colon or
-//     dash in the window (when that keeps at least half of it), else at its
+//  2. A sentence longer than maxChars is cut at its last comma (，or ,), 、,
+//     colon (：or :) or dash in the window (when that keeps at least half of it), else at its
 //     last space, and only as a last resort between two runes, never inside
 //     a Latin word or number unless the word itself is longer than maxChars.
 //  3. Segments are trimmed; whitespace-only ones are dropped and
@@ -133,9 +133,9 @@ func abbreviation(r []rune, i int) bool {
 	return abbreviations[strings.ToLower(word)]
 }
 
-func isTerminator(c rune) bool { return strings.ContainsRune("。！？；!?;…", c) }
+func isTerminator(c rune) bool { return strings.ContainsRune("。｡！？；!?;…⋯", c) }
 
-func isCloser(c rune) bool { return strings.ContainsRune("\"'”’」』）)]】》", c) }
+func isCloser(c rune) bool { return strings.ContainsRune("\"'”’」』）)]］】》〉〕", c) }
 
 func isSoftBreak(c rune) bool { return strings.ContainsRune("，,、：:—–", c) }
 
