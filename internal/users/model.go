@@ -14,8 +14,8 @@ import (
 
 // User is an account. PasswordHash is bcrypt and never leaves the service.
 type User struct {
-	ID           string
-	Username     string
+	ID       string
+	Username string
 	// UsernameKey is UsernameKey(Username), unique among users; empty for
 	// an account from before usernames had keys whose key another older
 	// account already held.
@@ -69,8 +69,8 @@ type LoginResult struct {
 }
 
 var (
-	phonePattern    = regexp.MustCompile(`^\+?[0-9 ()-]{3,32}$`)
-	mailPattern     = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]{1,255}$`)
+	phonePattern = regexp.MustCompile(`^\+?[0-9 ()-]{3,32}$`)
+	mailPattern  = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]{1,255}$`)
 )
 
 // validatePassword enforces length; bcrypt reads at most 72 bytes.
