@@ -13,6 +13,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
+	"github.com/xunzhi-ai/aimeeting/migrations"
 )
 
 func TestValidateUsername(t *testing.T) {
@@ -144,14 +145,19 @@ func TestUsernameKeyMigration(t *testing.T) {
 			t.Fatal(err)
 		}
 		dialect := goose.DialectMySQL
-		undo := []string{"ALTER TABLE users DROP COLUMN username_key"}
 		if gdb.Dialector.Name() == "sqlite" {
 			dialect = goose.DialectSQLite3
-			undo = append([]string{"DROP INDEX uk_users_username_key"}, undo...)
 		}
-		undo = append(undo, "DELETE FROM goose_db_version WHERE version_id = 9")
-		for _, q := range undo {
-			mustExec(t, sqlDB, q)
+		fsys, err := migrations.For(string(dialect))
+		if err != nil {
+			t.Fatal(err)
+		}
+		p, err := goose.NewProvider(dialect, sqlDB, fsys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := p.DownTo(ctx, 8); err != nil { // 00009's Down, on both dialects
+			t.Fatal(err)
 		}
 		now := time.Now().UTC()
 		rows := [][2]string{{"01a", "Bob"}, {"01b", "alice"}, {"01c", "carol.x"}}
