@@ -5,16 +5,21 @@
 // engine clauses, TEXT/LONGTEXT columns, separate CREATE INDEX statements).
 // The one difference is DATETIME(3) (millisecond times in MySQL), which the
 // SQLite driver reads as a time only when declared as plain DATETIME: For
-// rewrites it. Add a new file with the next number; never edit one that
+// rewrites it, and MySQL's "DROP INDEX name ON table", which SQLite writes
+// without the table. Add a new file with the next number; never edit one that
 // has shipped.
 package migrations
 
 import (
 	"embed"
 	"io/fs"
+	"regexp"
 	"strings"
 	"testing/fstest"
 )
+
+// dropIndexOn matches MySQL's DROP INDEX name ON table.
+var dropIndexOn = regexp.MustCompile(`(?i)(DROP INDEX \w+) ON \w+`)
 
 //go:embed *.sql
 var files embed.FS
@@ -34,7 +39,9 @@ func For(dialect string) (fs.FS, error) {
 		if err != nil {
 			return nil, err
 		}
-		out[e.Name()] = &fstest.MapFile{Data: []byte(strings.ReplaceAll(string(b), "DATETIME(3)", "DATETIME"))}
+		sql := strings.ReplaceAll(string(b), "DATETIME(3)", "DATETIME")
+		sql = dropIndexOn.ReplaceAllString(sql, "$1")
+		out[e.Name()] = &fstest.MapFile{Data: []byte(sql)}
 	}
 	return out, nil
 }

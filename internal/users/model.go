@@ -14,8 +14,12 @@ import (
 
 // User is an account. PasswordHash is bcrypt and never leaves the service.
 type User struct {
-	ID           string
-	Username     string
+	ID       string
+	Username string
+	// UsernameKey is UsernameKey(Username), unique among users; empty for
+	// an account from before usernames had keys whose key another older
+	// account already held.
+	UsernameKey  string
 	PasswordHash string
 	RealName     string
 	Phone        string
@@ -65,21 +69,9 @@ type LoginResult struct {
 }
 
 var (
-	usernamePattern = regexp.MustCompile(`^[A-Za-z0-9_.-]{3,32}$`)
-	phonePattern    = regexp.MustCompile(`^\+?[0-9 ()-]{3,32}$`)
-	mailPattern     = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]{1,255}$`)
+	phonePattern = regexp.MustCompile(`^\+?[0-9 ()-]{3,32}$`)
+	mailPattern  = regexp.MustCompile(`^[^@\s]{1,64}@[^@\s]{1,255}$`)
 )
-
-// ValidateUsername checks a username's form.
-func ValidateUsername(name string) error {
-	if name == "" {
-		return apperr.Invalid("username is required")
-	}
-	if !usernamePattern.MatchString(name) {
-		return apperr.Invalid("username must be 3 to 32 letters, digits, '_', '.' or '-'")
-	}
-	return nil
-}
 
 // validatePassword enforces length; bcrypt reads at most 72 bytes.
 func validatePassword(pw string) error {
@@ -108,7 +100,7 @@ func validateProfile(realName, phone, mail string) error {
 }
 
 func (in *RegisterInput) normalize() {
-	in.Username = strings.TrimSpace(in.Username)
+	in.Username = NormalizeUsername(in.Username)
 	in.RealName = strings.TrimSpace(in.RealName)
 	in.Phone = strings.TrimSpace(in.Phone)
 	in.Mail = strings.TrimSpace(in.Mail)

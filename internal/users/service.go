@@ -22,6 +22,7 @@ type Store interface {
 	CreateUser(ctx context.Context, u User) (User, error)
 	UserByID(ctx context.Context, id string) (User, error)
 	UserByUsername(ctx context.Context, name string) (User, error)
+	UserByUsernameKey(ctx context.Context, key string) (User, error)
 	UpdateUser(ctx context.Context, u User) error
 	PageUsers(ctx context.Context, p page.Request, keyword string) (page.Result[User], error)
 	CreateToken(ctx context.Context, t Token) error
@@ -96,7 +97,7 @@ func (s *Service) Register(ctx context.Context, addr string, in RegisterInput) (
 	}
 	now := s.now()
 	return s.store.CreateUser(ctx, User{
-		ID: ids.New(), Username: in.Username, PasswordHash: string(hash),
+		ID: ids.New(), Username: in.Username, UsernameKey: UsernameKey(in.Username), PasswordHash: string(hash),
 		RealName: in.RealName, Phone: in.Phone, Mail: in.Mail, CreatedAt: now, UpdatedAt: now,
 	})
 }
@@ -108,16 +109,19 @@ var errBadLogin = apperr.Unauthenticated("username or password is wrong")
 // throttled it fails with a *ThrottledError before any password work; an
 // unknown username is throttled, and costs a bcrypt compare, like a known one.
 func (s *Service) Login(ctx context.Context, addr, username, password string) (LoginResult, error) {
-	username = strings.TrimSpace(username)
+	username = NormalizeUsername(username)
 	if username == "" || password == "" {
 		return LoginResult{}, apperr.Invalid("username and password are required")
 	}
+	// The account is throttled under its key, so that spelling the name
+	// in another case or width does not reset its count.
+	account := UsernameKey(username)
 	if s.throttle != nil {
-		if err := s.throttle.BeginLogin(ctx, username, addr); err != nil {
+		if err := s.throttle.BeginLogin(ctx, account, addr); err != nil {
 			return LoginResult{}, err
 		}
 	}
-	u, err := s.store.UserByUsername(ctx, username)
+	u, err := s.userByName(ctx, username)
 	if apperr.Is(err, apperr.KindNotFound) {
 		_ = bcrypt.CompareHashAndPassword(s.dummyHash, []byte(password))
 		s.loginFailed(ctx, addr)
@@ -131,7 +135,7 @@ func (s *Service) Login(ctx context.Context, addr, username, password string) (L
 		return LoginResult{}, errBadLogin
 	}
 	if s.throttle != nil {
-		s.throttle.SucceedLogin(ctx, username)
+		s.throttle.SucceedLogin(ctx, account)
 	}
 	token := ids.Token(32)
 	now := s.now()
@@ -140,6 +144,16 @@ func (s *Service) Login(ctx context.Context, addr, username, password string) (L
 		return LoginResult{}, err
 	}
 	return LoginResult{Token: token, Username: u.Username, IsAdmin: u.IsAdmin}, nil
+}
+
+// userByName finds the user called name (normalised): by the exact name
+// first, then by its key, so that "ALICE" or "ａｌｉｃｅ" finds alice.
+func (s *Service) userByName(ctx context.Context, name string) (User, error) {
+	u, err := s.store.UserByUsername(ctx, name)
+	if !apperr.Is(err, apperr.KindNotFound) || len(name) > 4*usernameMaxRunes {
+		return u, err
+	}
+	return s.store.UserByUsernameKey(ctx, UsernameKey(name))
 }
 
 func (s *Service) loginFailed(ctx context.Context, addr string) {
@@ -255,13 +269,14 @@ func (s *Service) uncache(ctx context.Context, hashes ...string) error {
 	return nil
 }
 
-// UsernameFree reports whether name is well-formed and not taken.
+// UsernameFree reports whether name is well-formed and neither it nor a
+// name with the same key (see UsernameKey) is taken.
 func (s *Service) UsernameFree(ctx context.Context, name string) (bool, error) {
-	name = strings.TrimSpace(name)
+	name = NormalizeUsername(name)
 	if err := ValidateUsername(name); err != nil {
 		return false, err
 	}
-	_, err := s.store.UserByUsername(ctx, name)
+	_, err := s.userByName(ctx, name)
 	if apperr.Is(err, apperr.KindNotFound) {
 		return true, nil
 	}
@@ -329,11 +344,11 @@ func (s *Service) Page(ctx context.Context, p page.Request, keyword string) (pag
 
 // GrantAdmin makes the named user an admin.
 func (s *Service) GrantAdmin(ctx context.Context, username string) (User, error) {
-	username = strings.TrimSpace(username)
+	username = NormalizeUsername(username)
 	if username == "" {
 		return User{}, apperr.Invalid("username is required")
 	}
-	u, err := s.store.UserByUsername(ctx, username)
+	u, err := s.userByName(ctx, username)
 	if err != nil {
 		return User{}, err
 	}

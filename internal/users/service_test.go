@@ -114,7 +114,7 @@ func TestRegisterValidation(t *testing.T) {
 		in   RegisterInput
 	}{
 		{"empty username", RegisterInput{Password: "password1"}},
-		{"short username", RegisterInput{Username: "ab", Password: "password1"}},
+		{"short username", RegisterInput{Username: "a", Password: "password1"}},
 		{"username with space", RegisterInput{Username: "a b c", Password: "password1"}},
 		{"short password", RegisterInput{Username: "alice", Password: "short"}},
 		{"long password", RegisterInput{Username: "alice", Password: string(make([]byte, 73))}},

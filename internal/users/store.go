@@ -13,12 +13,14 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/page"
 )
 
-// ErrDuplicate reports a username that is already taken.
-var ErrDuplicate = apperr.Conflict("username is already taken")
+// ErrDuplicate reports a username that is already taken, or that differs
+// from a taken one only in case, width or look-alike letters.
+var ErrDuplicate = apperr.Conflict("username is already taken (or one that looks the same, such as alice and ＡＬＩＣＥ or аlice with a Cyrillic а): choose another")
 
 type userRow struct {
 	ID           string `gorm:"primaryKey"`
 	Username     string
+	UsernameKey  *string // NULL: see User.UsernameKey
 	PasswordHash string
 	RealName     string
 	Phone        string
@@ -30,7 +32,23 @@ type userRow struct {
 
 func (userRow) TableName() string { return "users" }
 
-func (r userRow) toUser() User { return User(r) }
+func (r userRow) toUser() User {
+	u := User{ID: r.ID, Username: r.Username, PasswordHash: r.PasswordHash, RealName: r.RealName,
+		Phone: r.Phone, Mail: r.Mail, IsAdmin: r.IsAdmin, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+	if r.UsernameKey != nil {
+		u.UsernameKey = *r.UsernameKey
+	}
+	return u
+}
+
+func newUserRow(u User) userRow {
+	r := userRow{ID: u.ID, Username: u.Username, PasswordHash: u.PasswordHash, RealName: u.RealName,
+		Phone: u.Phone, Mail: u.Mail, IsAdmin: u.IsAdmin, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+	if u.UsernameKey != "" {
+		r.UsernameKey = &u.UsernameKey
+	}
+	return r
+}
 
 type tokenRow struct {
 	TokenHash  string `gorm:"primaryKey"`
@@ -69,7 +87,7 @@ func (s *GormStore) CreateUser(ctx context.Context, u User) (User, error) {
 			return res.Error
 		}
 		u.IsAdmin = res.RowsAffected == 1
-		row := userRow(u)
+		row := newUserRow(u)
 		return tx.Create(&row).Error
 	})
 	if db.IsDuplicate(err) {
@@ -101,6 +119,16 @@ func (s *GormStore) UserByID(ctx context.Context, id string) (User, error) {
 // UserByUsername loads a user by name.
 func (s *GormStore) UserByUsername(ctx context.Context, name string) (User, error) {
 	return s.userWhere(ctx, "username = ?", name)
+}
+
+// UserByUsernameKey loads the user whose UsernameKey is key. The match is
+// checked byte for byte, whatever the database's collation.
+func (s *GormStore) UserByUsernameKey(ctx context.Context, key string) (User, error) {
+	u, err := s.userWhere(ctx, "username_key = ?", key)
+	if err == nil && u.UsernameKey != key {
+		return User{}, apperr.NotFound("user")
+	}
+	return u, err
 }
 
 // UpdateUser saves the profile fields and admin flag of u.

@@ -78,12 +78,33 @@ async function render() {
   }
 }
 
+// The username rule, as the server states it (internal/users.UsernameRule):
+// shown next to the field on registration and checked while typing.
+const USERNAME_RULE = '2 to 32 characters: letters of any script (such as 张伟 or alice), digits, _ . or -';
+const USERNAME_CHARS = /^(?:[\p{L}\p{Nd}]\p{M}*|[_.-])+$/u;
+const VARIATION_SELECTOR = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
+
+/** What is wrong with a username, or '' when it follows the rule. */
+function usernameProblem(value) {
+  const name = value.trim().normalize('NFC');
+  if (!name) return '';
+  const n = [...name].length;
+  if (n < 2) return `Too short (${n} character). Use ${USERNAME_RULE}`;
+  if (n > 32) return `Too long (${n} characters). Use ${USERNAME_RULE}`;
+  if (!USERNAME_CHARS.test(name) || VARIATION_SELECTOR.test(name)) {
+    const bad = [...name].find((c) => !/^[\p{L}\p{Nd}\p{M}_.-]$/u.test(c) || VARIATION_SELECTOR.test(c));
+    const what = bad === undefined ? 'a mark that does not follow a letter' : /\s/u.test(bad) ? 'spaces' : `“${bad}”`;
+    return `Not allowed: ${what}. Use ${USERNAME_RULE}`;
+  }
+  return '';
+}
+
 function authView(mode) {
   const isLogin = mode === 'login';
   document.title = `${isLogin ? 'Log in' : 'Register'} · AI-Meeting`;
   const alert = alertBox();
   const username = h('input', { name: 'username', autocomplete: 'username', required: true, minlength: 1, maxlength: 64 });
-  const password = h('input', { name: 'password', type: 'password', autocomplete: isLogin ? 'current-password' : 'new-password', required: true, minlength: isLogin ? 1 : 6 });
+  const password = h('input', { name: 'password', type: 'password', autocomplete: isLogin ? 'current-password' : 'new-password', required: true, minlength: isLogin ? 1 : 8 });
   const submit = h('button.btn.btn-primary', { type: 'submit' }, isLogin ? 'Log in' : 'Create account');
   const extra = [];
   let realName; let mail;
@@ -92,9 +113,24 @@ function authView(mode) {
     mail = h('input', { name: 'mail', type: 'email', autocomplete: 'email', maxlength: 128 });
     extra.push(field('Full name (optional)', realName).wrap, field('Email (optional)', mail).wrap);
   }
+  const userField = field('Username', username, isLogin ? null : `${USERNAME_RULE[0].toUpperCase()}${USERNAME_RULE.slice(1)}.`);
+  if (!isLogin) {
+    // Said while typing, before submitting: the field is marked invalid
+    // and the browser refuses to submit until it follows the rule.
+    const problem = h('small.msg-error.username-problem', { id: `${username.id}-problem`, 'aria-live': 'polite', hidden: true });
+    username.setAttribute('aria-describedby', `${username.id}-hint ${problem.id}`);
+    userField.wrap.append(problem);
+    username.addEventListener('input', () => {
+      const p = usernameProblem(username.value);
+      username.setCustomValidity(p);
+      username.setAttribute('aria-invalid', p ? 'true' : 'false');
+      problem.textContent = p;
+      problem.hidden = !p;
+    });
+  }
   const form = h('form.auth-form', { novalidate: false },
-    field('Username', username).wrap,
-    field('Password', password, isLogin ? null : 'At least 6 characters.').wrap,
+    userField.wrap,
+    field('Password', password, isLogin ? null : 'At least 8 characters.').wrap,
     ...extra,
     alert.el,
     submit);
