@@ -229,6 +229,7 @@ type stream struct {
 	retired []*session // ended (status 2 sent), still delivering results
 	opened  int        // sessions opened so far
 	buf     []byte     // less than a frame of audio
+	err     error      // a failed send or renewal: nothing more is sent
 
 	emitMu sync.Mutex // serialises emit across sessions; protects closed
 	closed bool       // Close returned: results are dropped
@@ -282,9 +283,11 @@ func (s *stream) Write(pcm []byte) error {
 	s.buf = append(s.buf, pcm...)
 	for len(s.buf) >= n {
 		if err := s.renewIfDue(n); err != nil {
+			s.err = err
 			return err
 		}
 		if err := s.send(s.cur, s.buf[:n], false); err != nil {
+			s.err = err
 			return err
 		}
 		s.buf = s.buf[n:]
@@ -326,6 +329,17 @@ func (s *stream) send(ss *session, pcm []byte, last bool) error {
 	}
 	_ = ss.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
 	if err := ss.ws.WriteJSON(f); err != nil {
+		// The server's reason, such as an error frame before it closed,
+		// says more than the broken pipe: the reader ends soon.
+		select {
+		case <-ss.done:
+		case <-time.After(time.Second):
+		}
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		if ss.err != nil {
+			return ss.err
+		}
 		return apperr.New(apperr.KindUnavailable, "iFlytek connection lost").WithCause(err)
 	}
 	ss.audio += len(pcm)
@@ -366,8 +380,11 @@ func (s *stream) Close() error {
 	return err
 }
 
-// sessionErr is the first error of any session.
+// sessionErr is the stream's error or the first error of any session.
 func (s *stream) sessionErr() error {
+	if s.err != nil {
+		return s.err
+	}
 	for _, ss := range append(s.retired, s.cur) {
 		ss.mu.Lock()
 		err := ss.err

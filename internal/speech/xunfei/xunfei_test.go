@@ -175,6 +175,10 @@ func TestSignURL(t *testing.T) {
 // both words (pgs=rpl), so the transcript shows every frame in order.
 type fakeLimitedIAT struct {
 	limit time.Duration
+	// hold keeps a session's results until its end, and delays them by
+	// 100 ms when it was renewed (more than half the limit of audio): a
+	// slow old session, whose results come after the next one's.
+	hold bool
 
 	mu       sync.Mutex // protects the fields below
 	sessions int
@@ -192,8 +196,17 @@ func (f *fakeLimitedIAT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	f.mu.Unlock()
 	start, audio, sn := time.Now(), 0, 0
 	var words []string
+	var held [][]byte
 	reply := func(status int, res string) {
-		ws.WriteMessage(websocket.TextMessage, fmt.Appendf(nil, `{"code":0,"message":"success","sid":"s","data":{"status":%d,"result":%s}}`, status, res))
+		msg := fmt.Appendf(nil, `{"code":0,"message":"success","sid":"s","data":{"status":%d,"result":%s}}`, status, res)
+		if f.hold && status != 2 {
+			held = append(held, msg)
+			return
+		}
+		for _, m := range held {
+			ws.WriteMessage(websocket.TextMessage, m)
+		}
+		ws.WriteMessage(websocket.TextMessage, msg)
 	}
 	for {
 		var fr xunfei.Frame
@@ -220,6 +233,9 @@ func (f *fakeLimitedIAT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 			}
 		}
 		if fr.Data.Status == 2 {
+			if f.hold && time.Duration(audio)*time.Second/speech.BytesPerSecond > f.limit/2 {
+				time.Sleep(100 * time.Millisecond)
+			}
 			reply(2, fmt.Sprintf(`{"sn":%d,"ls":true,"pgs":"apd","ws":[]}`, sn+1))
 			return
 		}
@@ -236,7 +252,13 @@ func numberedAudio(frames int) []byte {
 }
 
 func TestSessionRenewedBeforeTheLimit(t *testing.T) {
-	fake := &fakeLimitedIAT{limit: 2 * time.Second}
+	for _, hold := range []bool{false, true} {
+		t.Run(fmt.Sprintf("hold=%v", hold), func(t *testing.T) { testSessionRenewed(t, hold) })
+	}
+}
+
+func testSessionRenewed(t *testing.T, hold bool) {
+	fake := &fakeLimitedIAT{limit: 2 * time.Second, hold: hold}
 	srv := httptest.NewServer(fake)
 	defer srv.Close()
 	rec, err := xunfei.New(xunfei.Config{URL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/v2/iat",
@@ -307,5 +329,41 @@ func TestWithoutRenewalTheFakeCutsTheSession(t *testing.T) {
 	_ = stream.Write(numberedAudio(100)) // 4 s in one session
 	if err := stream.Close(); err == nil || !strings.Contains(err.Error(), "10163") {
 		t.Fatalf("Close = %v, want the fake's 10163 cut", err)
+	}
+}
+
+// A slow stream (less audio than time) is renewed on time too: the fake
+// cuts a session open longer than its limit.
+func TestSessionRenewedOnTime(t *testing.T) {
+	fake := &fakeLimitedIAT{limit: time.Second}
+	srv := httptest.NewServer(fake)
+	defer srv.Close()
+	rec, _ := xunfei.New(xunfei.Config{URL: "ws" + strings.TrimPrefix(srv.URL, "http") + "/v2/iat",
+		AppID: appID, APIKey: key, APISecret: secret, SessionLimit: time.Second})
+	var mu sync.Mutex
+	var asm speech.Assembler
+	stream, err := rec.Start(context.Background(), func(r speech.Result) { mu.Lock(); asm.Apply(r); mu.Unlock() })
+	if err != nil {
+		t.Fatal(err)
+	}
+	pcm := numberedAudio(16)
+	for i := range 16 { // 0.64 s of audio over 1.6 s
+		if err := stream.Write(pcm[i*1280 : (i+1)*1280]); err != nil {
+			t.Fatalf("frame %d: %v", i, err)
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	if err := stream.Close(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if words := strings.Fields(asm.Snapshot().Full); len(words) != 16 || words[15] != "w15" {
+		t.Errorf("transcript %q", asm.Snapshot().Full)
+	}
+	fake.mu.Lock()
+	defer fake.mu.Unlock()
+	if fake.sessions < 2 {
+		t.Errorf("%d sessions, want a renewal", fake.sessions)
 	}
 }

@@ -167,6 +167,10 @@ type Data struct {
 	ST  *ST    `json:"st"`
 	Pgs string `json:"pgs"`
 	Rg  []int  `json:"rg"`
+	// Action, Code and Desc carry an error sent inside data.
+	Action string          `json:"action"`
+	Code   json.RawMessage `json:"code"`
+	Desc   string          `json:"desc"`
 }
 
 // ST is one sentence: type "0" final, "1" partial.
@@ -372,6 +376,13 @@ func (s *stream) send(ctx context.Context) {
 			last = time.Now()
 		}
 		if err != nil {
+			// The server's reason, such as an error frame before it
+			// closed, says more than the broken pipe: the reader ends
+			// soon and its error is kept first.
+			select {
+			case <-s.done:
+			case <-time.After(time.Second):
+			}
 			s.fail(apperr.New(apperr.KindUnavailable, "iFlytek AST connection lost").WithCause(err))
 			return
 		}
@@ -428,6 +439,10 @@ func (s *stream) read() {
 		var d Data
 		if err := json.Unmarshal(resp.Data, &d); err != nil {
 			s.fail(apperr.New(apperr.KindUpstream, "iFlytek AST sent an unreadable result").WithCause(err))
+			return
+		}
+		if d.Action == "error" { // the error inside data
+			s.fail(apperr.New(apperr.KindUpstream, "iFlytek AST error %s: %s", bytes.Trim(d.Code, `"`), d.Desc))
 			return
 		}
 		if r, ok := d.result(); ok {
