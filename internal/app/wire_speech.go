@@ -23,8 +23,8 @@ func speechMaxUpload(cfg SpeechConfig) int64 {
 }
 
 // speechRecognizer builds the provider of speech.provider. "auto" is
-// pocketsphinx when installed, else openai or xunfei when credentials are
-// configured; with none the routes answer that speech is unavailable. A
+// pocketsphinx when installed, else openai, xunfei or xunfei-ast when
+// credentials are configured; with none the routes answer that speech is unavailable. A
 // recogniser that is an io.Closer must be closed on shutdown.
 func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registerer) (speech.Recognizer, error) {
 	ps := func() (speech.Recognizer, error) {
@@ -88,9 +88,11 @@ func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registe
 			return oa()
 		case cfg.Xunfei.AppID != "" && cfg.Xunfei.APIKey != "":
 			return xf()
+		case cfg.XunfeiAST.AppID != "" && cfg.XunfeiAST.APIKey != "":
+			return ast()
 		}
-		log.Warn("no speech recogniser: install pocketsphinx (scripts/speech-deps.sh) or configure speech.openai / speech.xunfei", "err", err)
-		return speech.Unavailable{Reason: "install pocketsphinx or configure speech.openai / speech.xunfei"}, nil
+		log.Warn("no speech recogniser: install pocketsphinx (scripts/speech-deps.sh) or configure speech.openai / speech.xunfei / speech.xunfei-ast", "err", err)
+		return speech.Unavailable{Reason: "install pocketsphinx or configure speech.openai / speech.xunfei / speech.xunfei-ast"}, nil
 	}
 	return nil, fmt.Errorf("speech.provider must be auto, pocketsphinx, openai, xunfei or xunfei-ast, got %q", cfg.Provider)
 }
