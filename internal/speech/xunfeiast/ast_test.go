@@ -189,6 +189,7 @@ func TestStreamPacesFramesAndAssemblesResults(t *testing.T) {
 		}
 	}
 	total := fake.times[len(fake.times)-1].Sub(fake.times[0])
+	t.Logf("%d frames over %v (%v a frame)", len(fake.times), total, total/time.Duration(len(fake.times)-1))
 	if want := 40 * time.Millisecond * time.Duration(len(fake.times)-1); total < want-20*time.Millisecond || total > want*2 {
 		t.Errorf("%d frames took %v, want about %v", len(fake.times), total, want)
 	}
