@@ -84,6 +84,9 @@ type SpeechConfig struct {
 	Pocketsphinx      PocketsphinxConfig `mapstructure:"pocketsphinx"`
 	OpenAI            SpeechOpenAIConfig `mapstructure:"openai"`
 	Xunfei            XunfeiConfig       `mapstructure:"xunfei"`
+	// XunfeiAST is iFlytek's large-model real-time transcription
+	// (speech.provider xunfei-ast): api-key is its accessKeyId.
+	XunfeiAST XunfeiConfig `mapstructure:"xunfei-ast"`
 }
 
 // PocketsphinxConfig locates the local recogniser's model and bounds its
@@ -105,10 +108,13 @@ type SpeechOpenAIConfig struct {
 
 // XunfeiConfig holds iFlytek credentials.
 type XunfeiConfig struct {
-	URL       string `mapstructure:"url"`
-	AppID     string `mapstructure:"app-id"`
-	APIKey    string `mapstructure:"api-key"`
-	APISecret string `mapstructure:"api-secret"`
+	URL string `mapstructure:"url"`
+	// SessionLimit is how long one IAT session may last (speech.xunfei,
+	// 60 s when unset); the recogniser renews it just before.
+	SessionLimit time.Duration `mapstructure:"session-limit"`
+	AppID        string        `mapstructure:"app-id"`
+	APIKey       string        `mapstructure:"api-key"`
+	APISecret    string        `mapstructure:"api-secret"`
 }
 
 // TTSConfig selects the speech synthesis provider.

@@ -11,6 +11,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/speech/openai"
 	"github.com/xunzhi-ai/aimeeting/internal/speech/pocketsphinx"
 	"github.com/xunzhi-ai/aimeeting/internal/speech/xunfei"
+	"github.com/xunzhi-ai/aimeeting/internal/speech/xunfeiast"
 )
 
 // speechMaxUpload is speech.max-upload-bytes, 50 MiB when unset.
@@ -22,8 +23,8 @@ func speechMaxUpload(cfg SpeechConfig) int64 {
 }
 
 // speechRecognizer builds the provider of speech.provider. "auto" is
-// pocketsphinx when installed, else openai or xunfei when credentials are
-// configured; with none the routes answer that speech is unavailable. A
+// pocketsphinx when installed, else openai, xunfei or xunfei-ast when
+// credentials are configured; with none the routes answer that speech is unavailable. A
 // recogniser that is an io.Closer must be closed on shutdown.
 func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registerer) (speech.Recognizer, error) {
 	ps := func() (speech.Recognizer, error) {
@@ -44,9 +45,17 @@ func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registe
 	}
 	xf := func() (speech.Recognizer, error) {
 		rec, err := xunfei.New(xunfei.Config{URL: cfg.Xunfei.URL, AppID: cfg.Xunfei.AppID,
-			APIKey: cfg.Xunfei.APIKey, APISecret: cfg.Xunfei.APISecret})
+			APIKey: cfg.Xunfei.APIKey, APISecret: cfg.Xunfei.APISecret, SessionLimit: cfg.Xunfei.SessionLimit})
 		if err != nil {
 			return nil, fmt.Errorf("speech.xunfei: %w", err)
+		}
+		return rec, nil
+	}
+	ast := func() (speech.Recognizer, error) {
+		rec, err := xunfeiast.New(xunfeiast.Config{URL: cfg.XunfeiAST.URL, AppID: cfg.XunfeiAST.AppID,
+			APIKey: cfg.XunfeiAST.APIKey, APISecret: cfg.XunfeiAST.APISecret})
+		if err != nil {
+			return nil, fmt.Errorf("speech.xunfei-ast: %w", err)
 		}
 		return rec, nil
 	}
@@ -64,6 +73,8 @@ func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registe
 		return oa()
 	case "xunfei":
 		return xf()
+	case "xunfei-ast":
+		return ast()
 	case "auto", "":
 		rec, err := ps()
 		if err == nil {
@@ -77,9 +88,11 @@ func speechRecognizer(cfg SpeechConfig, log *slog.Logger, reg prometheus.Registe
 			return oa()
 		case cfg.Xunfei.AppID != "" && cfg.Xunfei.APIKey != "":
 			return xf()
+		case cfg.XunfeiAST.AppID != "" && cfg.XunfeiAST.APIKey != "":
+			return ast()
 		}
-		log.Warn("no speech recogniser: install pocketsphinx (scripts/speech-deps.sh) or configure speech.openai / speech.xunfei", "err", err)
-		return speech.Unavailable{Reason: "install pocketsphinx or configure speech.openai / speech.xunfei"}, nil
+		log.Warn("no speech recogniser: install pocketsphinx (scripts/speech-deps.sh) or configure speech.openai / speech.xunfei / speech.xunfei-ast", "err", err)
+		return speech.Unavailable{Reason: "install pocketsphinx or configure speech.openai / speech.xunfei / speech.xunfei-ast"}, nil
 	}
-	return nil, fmt.Errorf("speech.provider must be auto, pocketsphinx, openai or xunfei, got %q", cfg.Provider)
+	return nil, fmt.Errorf("speech.provider must be auto, pocketsphinx, openai, xunfei or xunfei-ast, got %q", cfg.Provider)
 }

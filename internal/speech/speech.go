@@ -2,7 +2,7 @@
 // streams PCM to a recogniser and sends the growing transcript back, a
 // transcript assembler that merges segmented partial results, and the
 // whole-recording transcription endpoint. The recognisers themselves live in
-// subpackages (pocketsphinx, openai, xunfei) behind the small Recognizer
+// subpackages (pocketsphinx, openai, xunfei, xunfeiast) behind the small Recognizer
 // interface declared here.
 package speech
 
@@ -44,7 +44,8 @@ type Result struct {
 
 // Recognizer is a streaming speech recogniser.
 type Recognizer interface {
-	// Name identifies the provider ("pocketsphinx", "openai", "xunfei").
+	// Name identifies the provider ("pocketsphinx", "openai", "xunfei",
+	// "xunfei-ast").
 	Name() string
 	// Start begins recognising one stream. Results are passed to emit,
 	// from any goroutine but never concurrently and never after the

@@ -4,6 +4,12 @@
 // (continue), 2 (last) and base64 PCM; results come back per sentence
 // number sn, with dynamic correction (dwa=wpgs) saying whether a result
 // appends (pgs=apd) or replaces the results rg=[a,b] (pgs=rpl).
+//
+// iFlytek ends a dictation session after 60 s of audio, so a stream is a
+// chain of sessions: a little before the limit the current session gets
+// its last frame (status 2) and a new one takes the following audio, while
+// the old one still delivers its final results. Segment ids of session k
+// are offset by k*SessionStride, so the transcript keeps its order.
 package xunfei
 
 import (
@@ -14,6 +20,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -38,10 +45,17 @@ type Config struct {
 	// FinalTimeout bounds the wait for the last result after status 2
 	// (default 10 s).
 	FinalTimeout time.Duration
+	// SessionLimit is the longest session iFlytek allows, in audio and in
+	// time (default 60 s); RenewBefore is how long before it a new session
+	// is opened (default 2 s, at most a quarter of the limit).
+	SessionLimit, RenewBefore time.Duration
 	// Now is the clock used for the signature date (tests).
 	Now    func() time.Time
 	Dialer *websocket.Dialer
 }
+
+// SessionStride separates the segment ids of consecutive sessions.
+const SessionStride = 1_000_000
 
 // Recognizer implements speech.Recognizer.
 type Recognizer struct{ cfg Config }
@@ -68,6 +82,13 @@ func New(cfg Config) (*Recognizer, error) {
 	if cfg.FinalTimeout <= 0 {
 		cfg.FinalTimeout = 10 * time.Second
 	}
+	if cfg.SessionLimit <= 0 {
+		cfg.SessionLimit = 60 * time.Second
+	}
+	if cfg.RenewBefore <= 0 {
+		cfg.RenewBefore = 2 * time.Second
+	}
+	cfg.RenewBefore = min(cfg.RenewBefore, cfg.SessionLimit/4)
 	if cfg.Now == nil {
 		cfg.Now = time.Now
 	}
@@ -186,13 +207,54 @@ func isWordEnd(s string) bool {
 	return c < 0x80 && (c >= 'A' && c <= 'Z' || c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c == ',' || c == '.')
 }
 
-// Start implements speech.Recognizer: it dials and signs the session.
+// Start implements speech.Recognizer: it dials and signs the first session.
 func (r *Recognizer) Start(ctx context.Context, emit func(speech.Result)) (speech.Stream, error) {
-	signed, err := SignURL(r.cfg.URL, r.cfg.APIKey, r.cfg.APISecret, r.cfg.Now())
+	s := &stream{r: r, ctx: ctx, emit: emit}
+	cur, err := s.open()
 	if err != nil {
 		return nil, err
 	}
-	ws, resp, err := r.cfg.Dialer.DialContext(ctx, signed, nil)
+	s.cur = cur
+	return s, nil
+}
+
+// stream is a chain of sessions. Write and Close run on the caller's
+// goroutine, which is the only writer of every session's connection.
+type stream struct {
+	r    *Recognizer
+	ctx  context.Context
+	emit func(speech.Result)
+
+	cur     *session   // takes the audio
+	retired []*session // ended (status 2 sent), still delivering results
+	opened  int        // sessions opened so far
+	buf     []byte     // less than a frame of audio
+	err     error      // a failed send or renewal: nothing more is sent
+
+	emitMu sync.Mutex // serialises emit across sessions; protects closed
+	closed bool       // Close returned: results are dropped
+}
+
+// session is one iFlytek connection.
+type session struct {
+	ws    *websocket.Conn
+	prev  *session // the session before, nil for the first
+	base  int      // added to its sn
+	start time.Time
+	audio int            // bytes sent
+	sent  bool           // the first frame (status 0) went out
+	live  map[int]string // sn → text of results not yet final (read goroutine only)
+	done  chan struct{}  // closed when read returns
+	mu    sync.Mutex     // protects err
+	err   error
+}
+
+func (s *stream) open() (*session, error) {
+	signed, err := SignURL(s.r.cfg.URL, s.r.cfg.APIKey, s.r.cfg.APISecret, s.r.cfg.Now())
+	if err != nil {
+		return nil, err
+	}
+	ws, resp, err := s.r.cfg.Dialer.DialContext(s.ctx, signed, nil)
 	if err != nil {
 		status := 0
 		if resp != nil {
@@ -200,106 +262,167 @@ func (r *Recognizer) Start(ctx context.Context, emit func(speech.Result)) (speec
 		}
 		return nil, apperr.New(apperr.KindUnavailable, "iFlytek unreachable (HTTP %d)", status).WithCause(err)
 	}
-	s := &stream{r: r, ws: ws, emit: emit, done: make(chan struct{})}
-	go s.read()
+	ss := &session{ws: ws, prev: s.cur, base: s.opened * SessionStride, start: time.Now(), live: map[int]string{}, done: make(chan struct{})}
+	s.opened++
+	go s.read(ss)
 	go func() {
 		select {
-		case <-ctx.Done():
+		case <-s.ctx.Done():
 			_ = ws.Close()
-		case <-s.done:
+		case <-ss.done:
 		}
 	}()
-	return s, nil
-}
-
-type stream struct {
-	r    *Recognizer
-	ws   *websocket.Conn
-	emit func(speech.Result)
-	sent bool // the first frame (status 0) went out
-	buf  []byte
-
-	done chan struct{} // closed when read returns
-	mu   sync.Mutex    // protects err
-	err  error
+	return ss, nil
 }
 
 func (s *stream) Write(pcm []byte) error {
-	if err := s.readErr(); err != nil {
+	if err := s.sessionErr(); err != nil {
 		return err
 	}
+	n := s.r.cfg.FrameBytes
 	s.buf = append(s.buf, pcm...)
-	for len(s.buf) >= s.r.cfg.FrameBytes {
-		if err := s.send(s.buf[:s.r.cfg.FrameBytes], false); err != nil {
+	for len(s.buf) >= n {
+		if err := s.renewIfDue(n); err != nil {
+			s.err = err
 			return err
 		}
-		s.buf = s.buf[s.r.cfg.FrameBytes:]
+		if err := s.send(s.cur, s.buf[:n], false); err != nil {
+			s.err = err
+			return err
+		}
+		s.buf = s.buf[n:]
 	}
 	s.buf = append([]byte(nil), s.buf...)
 	return nil
 }
 
-func (s *stream) send(pcm []byte, last bool) error {
-	f := Frame{Data: FrameData{Status: 1, Format: "audio/L16;rate=16000", Encoding: "raw",
-		Audio: base64.StdEncoding.EncodeToString(pcm)}}
-	if !s.sent {
-		f.Common = &Common{AppID: s.r.cfg.AppID}
-		f.Business = &Business{Language: s.r.cfg.Language, Domain: "iat", Accent: s.r.cfg.Accent, DWA: "wpgs"}
-		f.Data.Status = 0
-		s.sent = true
-	} else if last {
-		f.Data.Status = 2
+// renewIfDue ends the current session and opens the next when sending
+// more bytes would come within RenewBefore of the session limit.
+func (s *stream) renewIfDue(more int) error {
+	limit, margin := s.r.cfg.SessionLimit, s.r.cfg.RenewBefore
+	audio := time.Duration(s.cur.audio+more) * time.Second / speech.BytesPerSecond
+	if audio <= limit-margin && time.Since(s.cur.start) <= limit-margin {
+		return nil
 	}
-	_ = s.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
-	if err := s.ws.WriteJSON(f); err != nil {
-		return apperr.New(apperr.KindUnavailable, "iFlytek connection lost").WithCause(err)
+	if err := s.send(s.cur, nil, true); err != nil {
+		return err
 	}
+	s.retired = append(s.retired, s.cur)
+	next, err := s.open()
+	if err != nil {
+		return err
+	}
+	s.cur = next
 	return nil
 }
 
+func (s *stream) send(ss *session, pcm []byte, last bool) error {
+	f := Frame{Data: FrameData{Status: 1, Format: "audio/L16;rate=16000", Encoding: "raw",
+		Audio: base64.StdEncoding.EncodeToString(pcm)}}
+	if !ss.sent {
+		f.Common = &Common{AppID: s.r.cfg.AppID}
+		f.Business = &Business{Language: s.r.cfg.Language, Domain: "iat", Accent: s.r.cfg.Accent, DWA: "wpgs"}
+		f.Data.Status = 0
+		ss.sent = true
+	} else if last {
+		f.Data.Status = 2
+	}
+	_ = ss.ws.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	if err := ss.ws.WriteJSON(f); err != nil {
+		// The server's reason, such as an error frame before it closed,
+		// says more than the broken pipe: the reader ends soon.
+		select {
+		case <-ss.done:
+		case <-time.After(time.Second):
+		}
+		ss.mu.Lock()
+		defer ss.mu.Unlock()
+		if ss.err != nil {
+			return ss.err
+		}
+		return apperr.New(apperr.KindUnavailable, "iFlytek connection lost").WithCause(err)
+	}
+	ss.audio += len(pcm)
+	return nil
+}
+
+// Close ends the current session and waits for the last results of every
+// session.
 func (s *stream) Close() error {
-	defer s.ws.Close()
-	err := s.readErr()
-	if err == nil {
-		if len(s.buf) > 0 || !s.sent {
-			err = s.send(s.buf, false)
+	var err error
+	if err = s.sessionErr(); err == nil {
+		if len(s.buf) > 0 || !s.cur.sent {
+			err = s.send(s.cur, s.buf, false)
 		}
 		if err == nil {
-			err = s.send(nil, true)
+			err = s.send(s.cur, nil, true)
 		}
 	}
-	select {
-	case <-s.done:
-	case <-time.After(s.r.cfg.FinalTimeout):
-		_ = s.ws.Close()
-		<-s.done
-		if err == nil {
-			err = apperr.New(apperr.KindTimeout, "iFlytek sent no final result")
+	deadline := time.After(s.r.cfg.FinalTimeout)
+	for _, ss := range append(s.retired, s.cur) {
+		select {
+		case <-ss.done:
+		case <-deadline:
+			_ = ss.ws.Close()
+			<-ss.done
+			if err == nil {
+				err = apperr.New(apperr.KindTimeout, "iFlytek sent no final result")
+			}
 		}
+		_ = ss.ws.Close()
 	}
+	s.emitMu.Lock()
+	s.closed = true
+	s.emitMu.Unlock()
 	if err == nil {
-		err = s.readErr()
+		err = s.sessionErr()
 	}
 	return err
 }
 
-func (s *stream) readErr() error {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.err
+// sessionErr is the stream's error or the first error of any session.
+func (s *stream) sessionErr() error {
+	if s.err != nil {
+		return s.err
+	}
+	for _, ss := range append(s.retired, s.cur) {
+		ss.mu.Lock()
+		err := ss.err
+		ss.mu.Unlock()
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-// read turns server frames into results until the last one (status 2).
-func (s *stream) read() {
-	defer close(s.done)
+func (s *stream) deliver(r speech.Result) {
+	s.emitMu.Lock()
+	defer s.emitMu.Unlock()
+	if !s.closed {
+		s.emit(r)
+	}
+}
+
+// read turns one session's frames into results until its last one
+// (status 2), then marks every segment of the session final.
+func (s *stream) read(ss *session) {
+	defer close(ss.done)
+	if ss.prev != nil {
+		// The previous session's last results come first, so the
+		// transcript's committed text only grows. It ends soon after
+		// its status 2, or on Close's timeout.
+		<-ss.prev.done
+		ss.prev = nil
+	}
 	fail := func(err error) {
-		s.mu.Lock()
-		s.err = err
-		s.mu.Unlock()
+		ss.mu.Lock()
+		ss.err = err
+		ss.mu.Unlock()
 	}
 	for {
 		var resp Response
-		if err := s.ws.ReadJSON(&resp); err != nil {
+		if err := ss.ws.ReadJSON(&resp); err != nil {
 			fail(apperr.New(apperr.KindUnavailable, "iFlytek connection lost").WithCause(err))
 			return
 		}
@@ -311,13 +434,29 @@ func (s *stream) read() {
 			continue
 		}
 		res := resp.Data.Result
-		r := speech.Result{Segment: res.SN, Text: res.Text(), Final: resp.Data.Status == 2}
+		last := resp.Data.Status == 2
+		r := speech.Result{Segment: ss.base + res.SN, Text: res.Text(), Final: last}
 		if res.Pgs == "rpl" && len(res.Rg) == 2 {
-			r.Replace = &speech.Range{From: res.Rg[0], To: res.Rg[1]}
+			r.Replace = &speech.Range{From: ss.base + res.Rg[0], To: ss.base + res.Rg[1]}
+			for sn := res.Rg[0]; sn <= res.Rg[1]; sn++ {
+				delete(ss.live, sn)
+			}
 		}
-		s.emit(r)
-		if resp.Data.Status == 2 {
-			return
+		s.deliver(r)
+		if !last {
+			ss.live[res.SN] = r.Text
+			continue
 		}
+		// The session is over: what it recognised no longer changes.
+		delete(ss.live, res.SN)
+		sns := make([]int, 0, len(ss.live))
+		for sn := range ss.live {
+			sns = append(sns, sn)
+		}
+		slices.Sort(sns)
+		for _, sn := range sns {
+			s.deliver(speech.Result{Segment: ss.base + sn, Text: ss.live[sn], Final: true})
+		}
+		return
 	}
 }
