@@ -26,7 +26,7 @@ var rubricZHMore = map[string]zhRubric{
 	},
 	"How does Spark execute a job, and how do you handle data skew?": {
 		anchors: []zhAnchor{
-			{"执行模型", []string{"转换操作是惰性的，行动操作才触发作业|惰性执行|action 触发", "作业在 shuffle 边界切分为 stage，stage 再分成 task|stage|task"}},
+			{"执行模型", []string{"转换操作是惰性的，行动操作才触发作业|惰性执行|action 触发", "作业在 shuffle 边界切分为多个阶段，阶段再分成任务|stage|task"}},
 			{"shuffle", []string{"groupBy、join 等宽依赖会引起 shuffle|宽依赖", "shuffle 会把数据写盘并通过网络传输|写磁盘|网络传输"}},
 			{"倾斜处理", []string{"给热点 key 加盐打散倾斜数据|加盐|打散", "小表用广播 join|广播 join|broadcast", "自适应查询执行会拆分倾斜的分区|AQE|自适应查询"}},
 		},
@@ -84,7 +84,7 @@ var rubricZHMore = map[string]zhRubric{
 		anchors: []zhAnchor{
 			{"对象", []string{"Deployment 管理 Pod 的 ReplicaSet|Deployment|ReplicaSet", "Service 给 Pod 提供稳定地址和负载均衡|Service|稳定地址"}},
 			{"自愈", []string{"控制器让实际状态趋向期望状态|期望状态|控制器", "存活探针和就绪探针重启或摘除不健康的 Pod|存活探针|就绪探针"}},
-			{"发布与扩缩容", []string{"滚动更新逐步替换 Pod，并可回滚|滚动更新|回滚", "HPA 按 CPU 或自定义指标自动扩缩容|HPA|自动扩缩容", "设置资源 requests 和 limits|资源限制|requests"}},
+			{"发布与扩缩容", []string{"滚动更新逐步替换 Pod，并可回滚|滚动更新|回滚", "HPA 按 CPU 或自定义指标自动扩缩容|HPA|自动扩缩容", "设置资源请求和限制（requests/limits）|资源限制|requests"}},
 		},
 		mistakes: []string{"Pod 的 IP 地址永远不变"},
 	},
