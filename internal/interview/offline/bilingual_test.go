@@ -115,7 +115,8 @@ var allowedEnglish = setOf(strings.Fields(strings.ToLower(`
 	Access-Control-Allow-Credentials Allow-Credentials OPTIONS schema strict zod noImplicitAny Thread Sanitizer race
 	mock volatile panic ack Vue Webpack
 	terraform plan apply namespace cgroup join shuffle Pod Deployment ReplicaSet stub Postman pytest REST Assured dtype
-	category Dask Polars Prometheus Grafana Airflow top htop ss netstat free vmstat root limit Web Dockerfile Kubernetes Terraform Spark Parquet Python Java Kotlin Swift async await
+	category Dask Polars Prometheus Grafana Airflow top htop ss netstat free vmstat root
+	pandas Service df du iostat journalctl dmesg limit Web Dockerfile Kubernetes Terraform Spark Parquet Python Java Kotlin Swift async await
 	Flutter Native Android iOS Activity ViewModel Transformer Linux CSV ETL GROUP BY Promise setTimeout(0) store
 	key GB SameSite App MVC MVP MVVM React.memo read Sanitizer UI ID IP API SQL HTML CSS HTTP HTTPS DNS TCP TLS`))...)
 
