@@ -116,7 +116,8 @@ var allowedEnglish = setOf(strings.Fields(strings.ToLower(`
 	mock volatile panic ack Vue Webpack
 	terraform plan apply namespace cgroup join shuffle Pod Deployment ReplicaSet stub Postman pytest REST Assured dtype
 	category Dask Polars Prometheus Grafana Airflow top htop ss netstat free vmstat root
-	pandas Service df du iostat journalctl dmesg limit Web Dockerfile Kubernetes Terraform Spark Parquet Python Java Kotlin Swift async await
+	pandas Service df du iostat journalctl dmesg fps dropout Firebase Crashlytics Sentry Profiler Room Core Data
+	Adam Hilt Dagger mapping Xcode Instruments Leaks Task Retrofit boosting bagging softmax limit Web Dockerfile Kubernetes Terraform Spark Parquet Python Java Kotlin Swift async await
 	Flutter Native Android iOS Activity ViewModel Transformer Linux CSV ETL GROUP BY Promise setTimeout(0) store
 	key GB SameSite App MVC MVP MVVM React.memo read Sanitizer UI ID IP API SQL HTML CSS HTTP HTTPS DNS TCP TLS`))...)
 
