@@ -231,7 +231,10 @@ func TestChineseOutputIsChinese(t *testing.T) {
 			t.Errorf("profile/questions %q: English %q", s, bad)
 		}
 	}
-	fmt.Printf("Chinese output scan: %d bank questions with a Chinese rubric checked, %d without one yet\n", checked, untranslated)
+	fmt.Printf("Chinese output scan: %d bank questions with a Chinese rubric checked, %d without one\n", checked, untranslated)
+	if untranslated > 0 {
+		t.Errorf("%d bank questions have no Chinese rubric", untranslated)
+	}
 }
 
 func TestEnglishIn(t *testing.T) {
@@ -289,6 +292,42 @@ func TestChineseRoleNamesRoundTrip(t *testing.T) {
 	for _, r := range roles {
 		if got := roleFor(roleNamesZH[r]); got != r {
 			t.Errorf("roleFor(%q) = %q, want %q", roleNamesZH[r], got, r)
+		}
+	}
+}
+
+// TestBankAnswersZH: for every bank question asked in Chinese, an answer
+// made of its Chinese statements meets every anchor, and an answer stating
+// a Chinese common mistake is contradicted.
+func TestBankAnswersZH(t *testing.T) {
+	for i, e := range bank {
+		q := e.spec(true)
+		var parts []string
+		for _, a := range q.Anchors {
+			parts = append(parts, a.AcceptableStatements...)
+		}
+		strong := strings.Join(parts, "。") + "。"
+		t.Run(fmt.Sprintf("%d strong", i), func(t *testing.T) {
+			for _, spec := range []interview.QuestionSpec{q, e.spec(false)} {
+				ev := evaluate(interview.EvaluationInput{Question: spec, Answer: strong})
+				for _, a := range ev.Anchors {
+					if a.Status != interview.StatusMet {
+						t.Errorf("anchor %q: %s (%s)", a.Name, a.Status, a.Evidence)
+					}
+				}
+				if ev.Score < 85 {
+					t.Errorf("score %d, want ≥ 85", ev.Score)
+				}
+			}
+		})
+		for j, m := range q.CommonMistakes {
+			t.Run(fmt.Sprintf("%d mistake %d", i, j), func(t *testing.T) {
+				answer := q.Anchors[0].AcceptableStatements[0] + "。另外，" + m + "。"
+				ev := evaluate(interview.EvaluationInput{Question: q, Answer: answer})
+				if got := ev.Dimensions[0].Status; got != interview.StatusContradicted {
+					t.Errorf("correctness %s for %q", got, answer)
+				}
+			})
 		}
 	}
 }

@@ -108,7 +108,7 @@ var rubricZH = map[string]zhRubric{
 			{"channel", []string{"channel 在 goroutine 之间传递数据并同步|传递数据", "无缓冲 channel 会阻塞直到接收方就绪|无缓冲|阻塞", "关闭 channel 表示不再发送数据|关闭 channel"}},
 			{"泄漏与取消", []string{"用 context 取消让 goroutine 退出|context 取消|超时退出", "永远阻塞在 channel 上的 goroutine 会泄漏|永久阻塞", "用 WaitGroup 或 errgroup 等待 goroutine 结束|WaitGroup|errgroup"}},
 		},
-		mistakes: []string{"goroutine 就是操作系统线程", "从已关闭的 channel 读取会 panic"},
+		mistakes: []string{"每个 goroutine 都是一个内核线程", "从已关闭的 channel 读取会 panic"},
 	},
 	"What are the trade-offs of microservices compared with a monolith?": {
 		anchors: []zhAnchor{

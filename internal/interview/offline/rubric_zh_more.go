@@ -158,7 +158,7 @@ var rubricZHMore = map[string]zhRubric{
 			{"严重程度与优先级", []string{"严重程度衡量影响，优先级衡量紧急程度|严重程度|优先级|紧急程度", "按用户影响和出现频率排优先级|用户影响|频率"}},
 			{"跟进", []string{"验证修复并运行回归测试|验证修复|回归测试", "跟踪缺陷的生命周期|缺陷状态|生命周期"}},
 		},
-		mistakes: []string{"严重程度和优先级是一回事"},
+		mistakes: []string{"严重程度和优先级是同一个概念，可以互换"},
 	},
 	"How do you test a REST API?": {
 		anchors: []zhAnchor{
