@@ -1,8 +1,9 @@
 package offline
 
 // bankZH holds the Chinese wording of each bank question and its follow-up,
-// keyed by the English content. Chinese resumes get Chinese questions; the
-// rubric stays English and the glossary lets Chinese answers meet it.
+// keyed by the English content. Chinese resumes get Chinese questions, with
+// the Chinese rubric of rubricZH; the glossary also lets Chinese answers
+// meet an English rubric written by a real model.
 var bankZH = map[string]struct{ content, followUp string }{
 	"What happens between typing a URL into the browser and seeing the page? Cover DNS, TCP/TLS and HTTP.": {"从在浏览器输入网址到看到页面，中间发生了什么？请讲讲 DNS、TCP/TLS 和 HTTP。", "TLS 握手具体校验了什么？为什么重要？"},
 	"How does a database index speed up queries, and when can an index hurt?":                              {"数据库索引为什么能加快查询？什么情况下索引反而有害？", "为什么 (a, b) 联合索引对只按 b 过滤的查询没有帮助？"},

@@ -331,3 +331,19 @@ func TestBankAnswersZH(t *testing.T) {
 		}
 	}
 }
+
+// TestFollowUpNamesAnchorInAnswerLanguage: asking to expand on an anchor
+// names it in the answer's language, whatever the rubric's language.
+func TestFollowUpNamesAnchorInAnswerLanguage(t *testing.T) {
+	content := "How does a database index speed up queries, and when can an index hurt?"
+	zq, eq := bankSpec(t, content, true), bankSpec(t, content, false)
+	zq.FollowUpStrategy, eq.FollowUpStrategy = "", ""
+	got := buildFollowUp(interview.FollowUpInput{Question: eq, Answer: "索引用 B+ 树。", Targets: []string{"Write and storage cost"}}).FollowUp
+	if got != "能再具体讲讲写入与存储开销吗？" {
+		t.Errorf("Chinese answer, English rubric: %q", got)
+	}
+	got = buildFollowUp(interview.FollowUpInput{Question: zq, Answer: "An index is a B+ tree.", Targets: []string{"写入与存储开销"}}).FollowUp
+	if got != "Could you expand on Write and storage cost?" {
+		t.Errorf("English answer, Chinese rubric: %q", got)
+	}
+}
