@@ -84,9 +84,11 @@ func TestGoodBeatsPoor(t *testing.T) {
 func TestChineseCredit(t *testing.T) {
 	content := "How does a database index speed up queries, and when can an index hurt?"
 	answer := "索引用 B+ 树，查询时避免全表扫描。缺点是会降低写入速度并占用存储空间。"
+	scores := map[bool]int{}
 	for _, zh := range []bool{false, true} {
 		q := bankSpec(t, content, zh)
 		ev := evaluate(interview.EvaluationInput{Question: q, Answer: answer})
+		scores[zh] = ev.Score
 		if got := ev.Anchors[1].Status; got != interview.StatusMet {
 			t.Errorf("zh rubric %v: anchor %q is %s, want met (%s)", zh, ev.Anchors[1].Name, got, ev.Anchors[1].Evidence)
 		}
@@ -96,6 +98,9 @@ func TestChineseCredit(t *testing.T) {
 		if strings.Contains(ev.Feedback, "Write and storage") || !strings.Contains(ev.Feedback, "写入与存储开销") {
 			t.Errorf("zh rubric %v: feedback not in Chinese: %s", zh, ev.Feedback)
 		}
+	}
+	if scores[false] != scores[true] {
+		t.Errorf("score %d with the English rubric, %d with the Chinese one", scores[false], scores[true])
 	}
 	// An English answer to the Chinese rubric gets English feedback.
 	ev := evaluate(interview.EvaluationInput{Question: bankSpec(t, content, true),

@@ -90,7 +90,7 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 	}
 	sents := sentences(answer)
 	weights := normalisedWeights(anchors)
-	qwords := answerTokens(q.Content) // with the glossary: a Chinese question's words too
+	qwords := answerTokens(questionText(q)) // with the glossary: a Chinese question's words too
 
 	view := viewOf(q, anchors)
 	res := make([]judged, len(anchors))
@@ -499,4 +499,15 @@ func anyPartial(res []judged) bool {
 // quoteText quotes a piece of the answer, at most 120 characters.
 func quoteText(s string) string {
 	return "“" + clip(s, 118) + "”"
+}
+
+// questionText is the question in every wording the offline model knows:
+// a bank question in English and in Chinese, so that the answer's credit does
+// not depend on the language the question was asked in.
+func questionText(q interview.QuestionSpec) string {
+	i, ok := bankIndex[strings.TrimSpace(q.Content)]
+	if !ok {
+		return q.Content
+	}
+	return bank[i].content + "\n" + bankZH[bank[i].content].content
 }
