@@ -1,12 +1,13 @@
 package offline
 
 // bankZH holds the Chinese wording of each bank question and its follow-up,
-// keyed by the English content. Chinese resumes get Chinese questions; the
-// rubric stays English and the glossary lets Chinese answers meet it.
+// keyed by the English content. Chinese resumes get Chinese questions, with
+// the Chinese rubric of rubricZH; the glossary also lets Chinese answers
+// meet an English rubric written by a real model.
 var bankZH = map[string]struct{ content, followUp string }{
 	"What happens between typing a URL into the browser and seeing the page? Cover DNS, TCP/TLS and HTTP.": {"从在浏览器输入网址到看到页面，中间发生了什么？请讲讲 DNS、TCP/TLS 和 HTTP。", "TLS 握手具体校验了什么？为什么重要？"},
 	"How does a database index speed up queries, and when can an index hurt?":                              {"数据库索引为什么能加快查询？什么情况下索引反而有害？", "为什么 (a, b) 联合索引对只按 b 过滤的查询没有帮助？"},
-	"What is a race condition and how do you prevent one?":                                                 {"什么是竞态条件（race condition）？如何避免？", "如果竞态问题只在生产环境出现，你会怎么定位？"},
+	"What is a race condition and how do you prevent one?":                                                 {"什么是竞态条件？如何避免？", "如果竞态问题只在生产环境出现，你会怎么定位？"},
 	"How do you decide what to cover with unit tests and what with integration tests?":                     {"你如何决定哪些逻辑用单元测试覆盖，哪些用集成测试覆盖？", "你上一个项目中哪些部分会用真实数据库来测试？为什么？"},
 	"Design a URL shortener. What are the main components and how does it scale?":                          {"设计一个短链接服务：主要组件有哪些？如何扩展？", "如何避免两台服务器生成相同的短码？"},
 	"A service suddenly becomes slow in production. How do you find the cause?":                            {"线上服务突然变慢，你如何排查原因？", "你会先看哪个指标？它能说明什么？"},

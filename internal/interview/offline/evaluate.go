@@ -90,29 +90,23 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 	}
 	sents := sentences(answer)
 	weights := normalisedWeights(anchors)
-	qwords := answerTokens(q.Content) // with the glossary: a Chinese question's words too
+	qwords := answerTokens(questionText(q)) // with the glossary: a Chinese question's words too
 
+	view := viewOf(q, anchors)
 	res := make([]judged, len(anchors))
 	for i, a := range anchors {
-		res[i] = judgeAnchor(a, q.Content, qwords, ans, sents, zh)
+		res[i] = judgeAnchor(a, view.stmts[i], q.Content, qwords, ans, sents, zh)
 		res[i].weight = weights[i]
 	}
 
 	// Common mistakes asserted by a sentence of the answer.
 	var wrong []string // the sentences that assert a mistake
-	for _, m := range q.CommonMistakes {
-		mt := uniqueTokens(m)
-		if len(mt) == 0 {
-			continue
-		}
-		for _, s := range sents {
-			if _, share := overlap(mt, answerTokens(s)); share >= mistakeShare && negated(s) == negated(m) {
-				k := closestAnchor(anchors, mt)
-				res[k].status = interview.StatusContradicted
-				res[k].evidence = quoteText(s)
-				wrong = append(wrong, s)
-				break
-			}
+	for _, ws := range view.mistakes {
+		if s, mt, ok := assertsMistake(ws, sents); ok {
+			k := closestAnchor(anchors, view, mt)
+			res[k].status = interview.StatusContradicted
+			res[k].evidence = quoteText(s)
+			wrong = append(wrong, s)
 		}
 	}
 
@@ -133,7 +127,7 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 			correctness(anchors, res, wrong, zh),
 			completeness(coverage, zh),
 			logic(answer, words, len(sents), zh),
-			depth(q, anchors, ans, words, metShare, zh),
+			depth(view, ans, words, metShare, zh),
 			clarity(words, len(sents), zh),
 		},
 		Anchors:       []interview.AnchorJudgment{},
@@ -147,13 +141,17 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 	}
 	var met, notMet []string
 	for i, a := range anchors {
+		name := displayName(a, zh)
+		if a.Name != legacyAnchor || len(a.AcceptableStatements) > 0 {
+			name = view.name(i, zh)
+		}
 		if res[i].status == interview.StatusMet {
-			met = append(met, displayName(a, zh))
+			met = append(met, name)
 			continue
 		}
-		notMet = append(notMet, displayName(a, zh))
+		notMet = append(notMet, name)
 		if len(a.AcceptableStatements) > 0 || a.Name != legacyAnchor {
-			ev.MissingPoints = append(ev.MissingPoints, firstPoint(a))
+			ev.MissingPoints = append(ev.MissingPoints, view.point(i, zh))
 		}
 	}
 	ev.Feedback = feedback(met, notMet, ev.MissingPoints, wrong, res, zh)
@@ -164,24 +162,42 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 // question itself uses do not count alone: an anchor is met or partial only
 // when the answer also holds one of its statement words that the question
 // does not (repeating "cache" and "database" does not explain consistency).
-func judgeAnchor(a interview.Anchor, content string, qwords, ans map[string]bool, sents []string, zh bool) judged {
-	stmts, pseudo := statementTokens(a, content)
-	matched, strong := 0, false
-	best, bestIdx := 0.0, -1
-	beyondQuestion := pseudo
-	for i, st := range stmts {
+//
+// A statement may have several wordings (English, Chinese, Chinese
+// synonyms); its share is that of its best-matched wording.
+func judgeAnchor(a interview.Anchor, wordings [][][]string, content string, qwords, ans map[string]bool, sents []string, zh bool) judged {
+	stmts, pseudo := wordings, false
+	if len(stmts) == 0 {
+		var st [][]string
+		st, pseudo = statementTokens(a, content)
+		stmts = nil
 		for _, t := range st {
-			beyondQuestion = beyondQuestion || (ans[t] && !qwords[t])
+			stmts = append(stmts, [][]string{t})
 		}
-		_, share := overlap(st, ans)
+	}
+	matched, strong := 0, false
+	best := 0.0
+	var bestToks []string
+	beyondQuestion := pseudo
+	for _, ws := range stmts {
+		share := 0.0
+		for _, st := range ws {
+			for _, t := range st {
+				beyondQuestion = beyondQuestion || (ans[t] && !qwords[t])
+			}
+			_, sh := overlap(st, ans)
+			if sh > share {
+				share = sh
+			}
+			if sh > best {
+				best, bestToks = sh, st
+			}
+		}
 		if share >= matchShare {
 			matched++
 		}
 		if share >= strongShare {
 			strong = true
-		}
-		if share > best {
-			best, bestIdx = share, i
 		}
 	}
 	var j judged
@@ -199,7 +215,7 @@ func judgeAnchor(a interview.Anchor, content string, qwords, ans map[string]bool
 		j.evidence = pick(zh, "Not mentioned in the answer.", "回答中未提及。")
 		return j
 	}
-	j.evidence = quoteText(bestSentence(stmts[bestIdx], sents))
+	j.evidence = quoteText(bestSentence(bestToks, sents))
 	return j
 }
 
@@ -237,12 +253,31 @@ func bestSentence(toks []string, sents []string) string {
 	return best
 }
 
+// assertsMistake returns the first answer sentence that holds ≥70% of the
+// tokens of one wording of a common mistake, with the same polarity, and
+// that wording's tokens.
+func assertsMistake(wordings []string, sents []string) (string, []string, bool) {
+	for _, s := range sents {
+		st := answerTokens(s)
+		for _, m := range wordings {
+			mt := uniqueTokens(m)
+			if len(mt) == 0 {
+				continue
+			}
+			if _, share := overlap(mt, st); share >= mistakeShare && negated(s) == negated(m) {
+				return s, mt, true
+			}
+		}
+	}
+	return "", nil, false
+}
+
 // closestAnchor returns the anchor whose name and statements share most
 // tokens with the mistake; with no overlap, the first core anchor.
-func closestAnchor(anchors []interview.Anchor, mistake []string) int {
+func closestAnchor(anchors []interview.Anchor, view rubricView, mistake []string) int {
 	best, bestN := -1, 0
 	for i, a := range anchors {
-		n, _ := overlap(mistake, tokenSet(a.Name+"\n"+strings.Join(a.AcceptableStatements, "\n")))
+		n, _ := overlap(mistake, tokenSet(a.Name+"\n"+strings.Join(a.AcceptableStatements, "\n")+"\n"+strings.Join(view.vocab[i], "\n")))
 		if n > bestN {
 			best, bestN = i, n
 		}
@@ -341,12 +376,11 @@ func logic(answer string, words, sents int, zh bool) interview.DimensionJudgment
 	return d
 }
 
-func depth(q interview.QuestionSpec, anchors []interview.Anchor, ans map[string]bool, words int, metShare float64, zh bool) interview.DimensionJudgment {
+func depth(view rubricView, ans map[string]bool, words int, metShare float64, zh bool) interview.DimensionJudgment {
 	d := interview.DimensionJudgment{ID: interview.DimDepth, Confidence: judgedConfidence}
 	var vocab []string
-	for _, a := range anchors {
-		vocab = append(vocab, a.Name)
-		vocab = append(vocab, a.AcceptableStatements...)
+	for _, v := range view.vocab {
+		vocab = append(vocab, v...)
 	}
 	terms, _ := overlap(uniqueTokens(strings.Join(vocab, "\n")), ans)
 	switch {
@@ -382,10 +416,13 @@ func emptyEvaluation(q interview.QuestionSpec, zh bool) interview.Evaluation {
 		ev.Dimensions = append(ev.Dimensions, interview.DimensionJudgment{ID: id, Status: interview.StatusMissing, Evidence: why, Confidence: trivialConfidence})
 	}
 	var names []string
-	for _, a := range q.Anchors {
+	view := viewOf(q, q.Anchors)
+	for i, a := range q.Anchors {
 		ev.Anchors = append(ev.Anchors, interview.AnchorJudgment{Name: a.Name, Status: interview.StatusMissing, Evidence: why})
 		if len(a.AcceptableStatements) > 0 || a.Name != legacyAnchor {
-			ev.MissingPoints = append(ev.MissingPoints, firstPoint(a))
+			ev.MissingPoints = append(ev.MissingPoints, view.point(i, zh))
+			names = append(names, view.name(i, zh))
+			continue
 		}
 		names = append(names, displayName(a, zh))
 	}
@@ -462,4 +499,15 @@ func anyPartial(res []judged) bool {
 // quoteText quotes a piece of the answer, at most 120 characters.
 func quoteText(s string) string {
 	return "“" + clip(s, 118) + "”"
+}
+
+// questionText is the question in every wording the offline model knows:
+// a bank question in English and in Chinese, so that the answer's credit does
+// not depend on the language the question was asked in.
+func questionText(q interview.QuestionSpec) string {
+	i, ok := bankIndex[strings.TrimSpace(q.Content)]
+	if !ok {
+		return q.Content
+	}
+	return bank[i].content + "\n" + bankZH[bank[i].content].content
 }

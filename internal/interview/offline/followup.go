@@ -47,7 +47,21 @@ func buildFollowUp(in interview.FollowUpInput) interview.FollowUpOutput {
 			}
 		}
 	}
-	return interview.FollowUpOutput{FollowUp: expandOn(targets[0], zh)}
+	return interview.FollowUpOutput{FollowUp: expandOn(anchorName(q, targets[0], zh), zh)}
+}
+
+// anchorName names the anchor called name in the answer's language (a bank
+// anchor has both wordings); other names are returned as they are.
+func anchorName(q interview.QuestionSpec, name string, zh bool) string {
+	view := viewOf(q, q.Anchors)
+	for i, a := range q.Anchors {
+		if strings.EqualFold(strings.TrimSpace(a.Name), name) {
+			if n := view.name(i, zh); n != "" {
+				return n
+			}
+		}
+	}
+	return name
 }
 
 // anchorText is the name and statements of the anchor called name (just

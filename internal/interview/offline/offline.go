@@ -10,6 +10,13 @@
 // always gives byte-identical output: there is no randomness, no clock and
 // no map iteration in anything that reaches the output.
 //
+// The model is bilingual (English and Simplified Chinese). It takes its
+// language from the text it is given: a mostly Chinese resume gets Chinese
+// questions with a Chinese rubric (rubricZH), a mostly Chinese answer gets
+// Chinese feedback. Chinese text is matched by character bigrams (no
+// dictionary needed), with synonyms per acceptable statement, and a bank
+// question is matched against both its English and its Chinese wording.
+//
 // The demeanor stage is deliberately not handled: the offline model cannot
 // see photos, so the caller records "not assessed" rather than a made-up
 // number.

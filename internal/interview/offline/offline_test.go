@@ -205,8 +205,8 @@ func TestChineseResume(t *testing.T) {
 	o := newModel()
 	resume := mustReadFile(t, "testdata/frontend_resume_zh.txt")
 	p := mustDecode[interview.Profile](t, mustGenerate(t, o, interview.StageProfile, interview.ProfileInput{ResumeText: resume}))
-	if len(p.RoleHypotheses) == 0 || p.RoleHypotheses[0].Target != "frontend engineer" {
-		t.Errorf("hypotheses %+v, want frontend engineer first", p.RoleHypotheses)
+	if len(p.RoleHypotheses) == 0 || p.RoleHypotheses[0].Target != "前端工程师" {
+		t.Errorf("hypotheses %+v, want 前端工程师 (frontend engineer) first", p.RoleHypotheses)
 	}
 	for _, s := range []string{"React", "TypeScript", "mini program"} {
 		if !slices.Contains(p.Skills, s) {

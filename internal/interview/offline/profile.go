@@ -340,7 +340,7 @@ func buildProfile(in interview.ProfileInput) interview.Profile {
 			continue
 		}
 		conf := math.Round(float64(len(names))/float64(total)*100) / 100
-		hyps = append(hyps, interview.RoleHypothesis{Target: r, Evidence: skillsEvidence(names, zh), Confidence: conf})
+		hyps = append(hyps, interview.RoleHypothesis{Target: roleName(r, zh), Evidence: skillsEvidence(names, zh), Confidence: conf})
 	}
 	sort.SliceStable(hyps, func(i, j int) bool {
 		if hyps[i].Confidence != hyps[j].Confidence {
@@ -348,7 +348,7 @@ func buildProfile(in interview.ProfileInput) interview.Profile {
 		}
 		return strings.ToLower(hyps[i].Target) < strings.ToLower(hyps[j].Target)
 	})
-	p.ResumeType = roleGeneric
+	p.ResumeType = roleName(roleGeneric, zh)
 	if len(hyps) > 0 {
 		p.ResumeType = hyps[0].Target
 	}
@@ -432,7 +432,11 @@ func skillsEvidence(names []string, zh bool) string {
 		names = names[:6]
 	}
 	if zh {
-		return "简历提及：" + strings.Join(names, "、")
+		shown := make([]string, len(names))
+		for i, n := range names {
+			shown[i] = skillNameZH(n)
+		}
+		return "简历提及：" + strings.Join(shown, "、")
 	}
 	return fmt.Sprintf("resume mentions %s", strings.Join(names, ", "))
 }
@@ -443,4 +447,32 @@ func pick(zh bool, en, cn string) string {
 		return cn
 	}
 	return en
+}
+
+// roleName is how a Chinese profile names a role (roleFor reads it back).
+func roleName(role string, zh bool) string {
+	if zh {
+		return roleNamesZH[role]
+	}
+	return role
+}
+
+// skillNameZH is how Chinese text names a skill: a skill named by common
+// English words ("frontend", "unit testing") by its Chinese alias, a
+// technical term ("React", "Redis") as it is.
+func skillNameZH(name string) string {
+	if name != strings.ToLower(name) {
+		return name
+	}
+	for _, d := range skills {
+		if d.name != name {
+			continue
+		}
+		for _, a := range d.aliases {
+			if strings.ContainsFunc(a, isHan) {
+				return a
+			}
+		}
+	}
+	return name
 }

@@ -177,5 +177,20 @@ func (e entry) spec(zh bool) interview.QuestionSpec {
 		q.Anchors[i] = interview.Anchor{Name: a.name, Weight: a.weight, Core: a.core,
 			AcceptableStatements: append([]string{}, a.statements...)}
 	}
+	r, ok := rubricZH[e.content]
+	if !zh || !ok || len(r.anchors) != len(e.anchors) {
+		return q
+	}
+	q.CommonMistakes = q.CommonMistakes[:0]
+	for _, m := range r.mistakes {
+		q.CommonMistakes = append(q.CommonMistakes, firstAlt(m))
+	}
+	for i, a := range r.anchors {
+		q.Anchors[i].Name = a.name
+		q.Anchors[i].AcceptableStatements = q.Anchors[i].AcceptableStatements[:0]
+		for _, s := range a.statements {
+			q.Anchors[i].AcceptableStatements = append(q.Anchors[i].AcceptableStatements, firstAlt(s))
+		}
+	}
 	return q
 }
