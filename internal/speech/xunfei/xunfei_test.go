@@ -221,7 +221,17 @@ func (f *fakeLimitedIAT) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.mu.Unlock()
 		if d > f.limit || time.Since(start) > f.limit {
 			ws.WriteMessage(websocket.TextMessage, []byte(`{"code":10163,"message":"audio longer than the session allows","sid":"s"}`))
-			return
+			// Close as a server does: a close frame, then read until the
+			// client's frames stop. Closing with unread frames makes the
+			// kernel reset the connection, and the client could see the
+			// reset before the error frame (a flaky test, not a bug).
+			ws.WriteControl(websocket.CloseMessage, websocket.FormatCloseMessage(websocket.CloseNormalClosure, ""), time.Now().Add(time.Second))
+			ws.SetReadDeadline(time.Now().Add(500 * time.Millisecond))
+			for {
+				if _, _, err := ws.ReadMessage(); err != nil {
+					return
+				}
+			}
 		}
 		if len(pcm) >= 2 {
 			sn++
