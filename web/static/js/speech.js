@@ -85,7 +85,9 @@ export async function startTranscription(userId, handlers, language = '') {
   const release = () => {
     try { node && node.disconnect(); } catch { /* ignore */ }
     try { source && source.disconnect(); } catch { /* ignore */ }
-    try { ctx && ctx.close(); } catch { /* ignore */ }
+    // release runs on stop and again on the socket's close: closing a
+    // closed AudioContext rejects.
+    if (ctx && ctx.state !== 'closed') ctx.close().catch(() => {});
     stream.getTracks().forEach((t) => t.stop());
   };
 
