@@ -213,6 +213,12 @@ func TestServerEdges(t *testing.T) {
 	if r := servertest.Do(t, "GET", srv.URL+path, "", nil); r.Status != http.StatusUnauthorized {
 		t.Errorf("plain GET without token: %d %s, want 401", r.Status, r.Raw)
 	}
+	caps := servertest.Do(t, "GET", srv.URL+"/api/xunzhi/v1/speech/capabilities", token, nil)
+	var got speech.Capabilities
+	caps.Decode(t, &got)
+	if caps.Status != http.StatusOK || got.Provider != "pocketsphinx" || strings.Join(got.Languages, ",") != "en" {
+		t.Errorf("capabilities: %d %s, want pocketsphinx [en]", caps.Status, caps.Raw)
+	}
 	if r := servertest.Do(t, "GET", srv.URL+path, token, nil); r.Status != http.StatusBadRequest {
 		t.Errorf("plain GET with token: %d %s, want 400", r.Status, r.Raw)
 	}

@@ -22,10 +22,11 @@ func NewHandler(sockets *Server, files *Transcriber, maxUploadBytes int64) *Hand
 
 // Register mounts the routes on api (the /api/xunzhi/v1 group). The socket
 // authenticates itself (its token may come in the query or subprotocol,
-// where auth does not look), the upload uses auth and the default
-// rate-limit bucket (limit gives a bucket's middleware).
+// where auth does not look), the upload and the capabilities use auth and
+// the default rate-limit bucket (limit gives a bucket's middleware).
 func (h *Handler) Register(api *gin.RouterGroup, auth gin.HandlerFunc, limit func(bucket string) gin.HandlerFunc) {
 	api.GET("/xunfei/audio-to-text/:userId", h.socket)
+	api.GET("/speech/capabilities", auth, limit("default"), h.capabilities)
 	api.POST("/speech/transcriptions", auth, limit("default"), httpx.UploadDeadline(h.maxUploadBytes), h.transcribe)
 }
 
@@ -41,6 +42,13 @@ func (h *Handler) socket(c *gin.Context) {
 		return
 	}
 	h.sockets.ServeSocket(c.Writer, c.Request, c.Param("userId"))
+}
+
+// capabilities answers which provider recognises the sockets' speech and
+// in which languages, so the page can warn before recording.
+func (h *Handler) capabilities(c *gin.Context) {
+	rec := h.sockets.rec
+	httpx.Respond(c, Capabilities{Provider: rec.Name(), Languages: rec.Languages()}, nil)
 }
 
 func (h *Handler) transcribe(c *gin.Context) {

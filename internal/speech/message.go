@@ -52,6 +52,16 @@ type Message struct {
 // Command is a client text frame.
 type Command struct {
 	Type string `json:"type"`
+	// Language optionally names the spoken language of a
+	// start_transcription ("en", "zh-CN"); a recogniser that cannot
+	// recognise it refuses with reason unsupported_language.
+	Language string `json:"language,omitempty"`
+}
+
+// Capabilities is the answer of GET /speech/capabilities.
+type Capabilities struct {
+	Provider  string   `json:"provider"`
+	Languages []string `json:"languages"`
 }
 
 // Status is the data of a status message.

@@ -414,6 +414,9 @@ func (c *conn) command(data []byte) {
 	case CmdPing:
 		c.send(newMessage(TypePong, "pong"))
 	case CmdStart:
+		if cmd.Language != "" && !c.languageOK(cmd.Language) {
+			return
+		}
 		c.startTranscription()
 	case CmdStop:
 		if c.tr == nil {
@@ -437,6 +440,28 @@ func (c *conn) command(data []byte) {
 		m.Data = map[string]string{"command": cmd.Type}
 		c.send(m)
 	}
+}
+
+// languageOK reports whether the recogniser recognises tag, else answers
+// an error with reason unsupported_language.
+func (c *conn) languageOK(tag string) bool {
+	langs := c.s.rec.Languages()
+	lang, known := NormalizeLanguage(tag)
+	if known && Supports(c.s.rec, lang) {
+		return true
+	}
+	var msg string
+	if len(langs) == 0 {
+		msg = "speech recognition is unavailable on this server: type your answer instead"
+	} else {
+		msg = fmt.Sprintf("this server's speech recogniser (%s) cannot recognise language %q, only %s: "+
+			"type your answer, or start again with one of those languages", c.s.rec.Name(), tag, strings.Join(langs, ", "))
+	}
+	m := newMessage(TypeError, msg)
+	m.Data = map[string]any{"provider": c.s.rec.Name(), "reason": "unsupported_language",
+		"language": tag, "languages": langs}
+	c.send(m)
+	return false
 }
 
 func (c *conn) startTranscription() {

@@ -26,9 +26,18 @@ type fakeRecognizer struct {
 	block chan struct{}
 	// wordBytes pads each word, to make messages large.
 	wordBytes int
+	// languages, when set, replaces the default zh-CN and en.
+	languages []string
 }
 
 func (f *fakeRecognizer) Name() string { return "fake" }
+
+func (f *fakeRecognizer) Languages() []string {
+	if f.languages != nil {
+		return f.languages
+	}
+	return []string{speech.LangChinese, speech.LangEnglish}
+}
 
 func (f *fakeRecognizer) Start(ctx context.Context, emit func(speech.Result)) (speech.Stream, error) {
 	return &fakeStream{f: f, emit: emit}, nil
@@ -602,5 +611,59 @@ func TestRecognizerLimits(t *testing.T) {
 	readUntil(t, b, speech.TypeTranscriptionStopped)
 	if m := start(c); m.Type != speech.TypeTranscriptionStarted {
 		t.Fatalf("start after a stop elsewhere: %+v", m)
+	}
+}
+
+// TestStartLanguage checks that start_transcription's language is honoured:
+// a recogniser that cannot recognise it refuses with reason
+// unsupported_language and starts nothing; one it can starts.
+func TestStartLanguage(t *testing.T) {
+	h := newHarness(t, speech.Config{}, &fakeRecognizer{languages: []string{speech.LangEnglish}})
+	ws := h.mustConnect(t, "u1")
+	refused := func(lang string) {
+		t.Helper()
+		if err := ws.WriteJSON(speech.Command{Type: speech.CmdStart, Language: lang}); err != nil {
+			t.Fatal(err)
+		}
+		m := mustRead(t, ws)
+		data, _ := m.Data.(map[string]any)
+		if m.Type != speech.TypeError || data["reason"] != "unsupported_language" || data["language"] != lang ||
+			!strings.Contains(m.Message, "type your answer") || !strings.Contains(m.Message, "en") {
+			t.Fatalf("start in %q: got %+v, want an unsupported_language error", lang, m)
+		}
+		if langs, _ := data["languages"].([]any); len(langs) != 1 || langs[0] != "en" {
+			t.Errorf("error lists languages %v, want [en]", data["languages"])
+		}
+	}
+	refused("zh-CN")
+	refused("fr")
+	// Nothing started: status says so, audio is still refused.
+	mustSend(t, ws, "get_status")
+	if st := mustRead(t, ws); !strings.Contains(fmt.Sprint(st.Data), "transcribing:false") {
+		t.Errorf("after refusals status %+v, want not transcribing", st)
+	}
+	if err := ws.WriteJSON(speech.Command{Type: speech.CmdStart, Language: "en-US"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := mustRead(t, ws); m.Type != speech.TypeTranscriptionStarted {
+		t.Fatalf("start in en-US: got %+v, want transcription_started", m)
+	}
+
+	// A bilingual recogniser starts in Chinese; an unavailable one refuses
+	// every language and says speech is unavailable.
+	zh := newHarness(t, speech.Config{}, &fakeRecognizer{}).mustConnect(t, "u2")
+	if err := zh.WriteJSON(speech.Command{Type: speech.CmdStart, Language: "zh-CN"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := mustRead(t, zh); m.Type != speech.TypeTranscriptionStarted {
+		t.Fatalf("bilingual start in zh-CN: got %+v", m)
+	}
+	none := newHarness(t, speech.Config{}, speech.Unavailable{Reason: "none"}).mustConnect(t, "u3")
+	if err := none.WriteJSON(speech.Command{Type: speech.CmdStart, Language: "en"}); err != nil {
+		t.Fatal(err)
+	}
+	if m := mustRead(t, none); m.Type != speech.TypeError || !strings.Contains(m.Message, "unavailable") ||
+		!strings.Contains(fmt.Sprint(m.Data), "unsupported_language") {
+		t.Fatalf("unavailable start: got %+v", m)
 	}
 }

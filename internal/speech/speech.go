@@ -10,6 +10,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
+	"strings"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
@@ -47,6 +49,9 @@ type Recognizer interface {
 	// Name identifies the provider ("pocketsphinx", "openai", "xunfei",
 	// "xunfei-ast").
 	Name() string
+	// Languages lists the languages it recognises as BCP 47 tags from
+	// Supported languages ("en", "zh-CN"); empty when it recognises none.
+	Languages() []string
 	// Start begins recognising one stream. Results are passed to emit,
 	// from any goroutine but never concurrently and never after the
 	// stream's Close returned. ctx bounds the whole stream.
@@ -89,7 +94,36 @@ type Unavailable struct{ Reason string }
 // Name implements Recognizer.
 func (u Unavailable) Name() string { return "none" }
 
+// Languages implements Recognizer: none.
+func (u Unavailable) Languages() []string { return []string{} }
+
 // Start implements Recognizer.
 func (u Unavailable) Start(context.Context, func(Result)) (Stream, error) {
 	return nil, apperr.New(apperr.KindUnavailable, "speech recognition is unavailable: %s", u.Reason)
+}
+
+// Language tags a Recognizer reports and start_transcription accepts.
+const (
+	LangEnglish = "en"
+	LangChinese = "zh-CN"
+)
+
+// NormalizeLanguage maps a client's language tag to LangEnglish or
+// LangChinese ("en-US" → "en", "zh", "zh-Hans", "cmn" → "zh-CN"), case
+// blind; ok is false for any other language.
+func NormalizeLanguage(tag string) (lang string, ok bool) {
+	t := strings.ToLower(strings.TrimSpace(tag))
+	base, _, _ := strings.Cut(strings.ReplaceAll(t, "_", "-"), "-")
+	switch base {
+	case "en":
+		return LangEnglish, true
+	case "zh", "cmn":
+		return LangChinese, true
+	}
+	return "", false
+}
+
+// Supports reports whether rec recognises lang (a normalised tag).
+func Supports(rec Recognizer, lang string) bool {
+	return slices.Contains(rec.Languages(), lang)
 }

@@ -60,6 +60,9 @@ func New(cfg Config) (*Recognizer, error) {
 // Name implements speech.Recognizer.
 func (r *Recognizer) Name() string { return "openai" }
 
+// Languages implements speech.Recognizer: Mandarin and English (Whisper is multilingual).
+func (*Recognizer) Languages() []string { return []string{speech.LangChinese, speech.LangEnglish} }
+
 // Start implements speech.Recognizer.
 func (r *Recognizer) Start(ctx context.Context, emit func(speech.Result)) (speech.Stream, error) {
 	return &stream{r: r, ctx: ctx, emit: emit, seg: r.cfg.Segmenter}, nil

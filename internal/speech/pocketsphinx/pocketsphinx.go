@@ -130,6 +130,9 @@ func Available(modelDir string) error {
 // Name implements speech.Recognizer.
 func (e *Engine) Name() string { return "pocketsphinx" }
 
+// Languages implements speech.Recognizer: English only: the installed model is en-us.
+func (*Engine) Languages() []string { return []string{speech.LangEnglish} }
+
 // Stats returns the decoders running a stream and those kept idle.
 func (e *Engine) Stats() (busy, idle int) {
 	e.mu.Lock()

@@ -101,6 +101,9 @@ func New(cfg Config) (*Recognizer, error) {
 // Name implements speech.Recognizer.
 func (r *Recognizer) Name() string { return "xunfei" }
 
+// Languages implements speech.Recognizer: Mandarin and English.
+func (*Recognizer) Languages() []string { return []string{speech.LangChinese, speech.LangEnglish} }
+
 // SignURL returns the URL with iFlytek's authorization query:
 // signature = base64(HMAC-SHA256(secret, "host: H\ndate: D\nGET /path HTTP/1.1")),
 // authorization = base64(`api_key="K", algorithm="hmac-sha256",

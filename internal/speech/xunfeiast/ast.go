@@ -112,6 +112,9 @@ func newID() string {
 // Name implements speech.Recognizer.
 func (r *Recognizer) Name() string { return "xunfei-ast" }
 
+// Languages implements speech.Recognizer: Mandarin (dialects auto-detected) and English.
+func (*Recognizer) Languages() []string { return []string{speech.LangChinese, speech.LangEnglish} }
+
 // SignedQuery returns the query string of params sorted by name, each name
 // and value URL-encoded, followed by its signature.
 func SignedQuery(params map[string]string, apiSecret string) string {

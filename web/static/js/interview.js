@@ -3,7 +3,7 @@
 
 import { ApiError, api, blobUrl, call, describeError, noteOffline, sleep } from './api.js';
 import { currentUser, navigate } from './app.js';
-import { startTranscription } from './speech.js';
+import { SPEECH_LANGUAGES, guessLanguage, speechCapabilities, startTranscription, unsupportedNotice } from './speech.js';
 import { alertBox, busy, clear, field, fmtTime, h, offlineBadge, scoreText, toast } from './ui.js';
 
 const P = '/interview';
@@ -304,6 +304,9 @@ async function questionStep(root, sid, onCleanup, restore) {
   const submit = h('button.btn.btn-primary', { type: 'submit' }, 'Submit answer');
   const voiceBtn = h('button.btn', { type: 'button', 'aria-pressed': 'false' }, '● Answer by voice');
   const voiceStatus = h('small.muted.voice-status', { 'aria-live': 'polite' });
+  const voiceLang = h('select.voice-lang', { name: 'speechLanguage', 'aria-label': 'Speech language' },
+    SPEECH_LANGUAGES.map((l) => h('option', { value: l.tag, lang: l.tag }, l.label)));
+  const voiceNotice = h('p.voice-notice', { id: 'voice-notice', role: 'status', hidden: true });
   const feedback = h('div.feedback', { 'aria-live': 'polite' });
   const runScore = h('p.muted');
   const finishBtn = h('button.btn', { type: 'button' }, 'End interview early');
@@ -317,7 +320,8 @@ async function questionStep(root, sid, onCleanup, restore) {
     h('div.progress-row', progressText, badge), progressBar,
     qTitle, qText,
     h('form.stack', { onsubmit: (e) => { e.preventDefault(); submitAnswer(); } },
-      answerField.wrap, h('div.row.between', h('div.row', voiceBtn, voiceStatus), counter),
+      answerField.wrap, h('div.row.between', h('div.row.voice-row', voiceLang, voiceBtn, voiceStatus), counter),
+      voiceNotice,
       h('div.row', submit)));
 
   answer.addEventListener('input', () => { counter.textContent = `${answer.value.length} / 5000`; });
@@ -342,6 +346,7 @@ async function questionStep(root, sid, onCleanup, restore) {
     badge.textContent = q.isFollowUp ? `Follow-up to question ${n}` : 'Follow-up';
     qTitle.textContent = q.isFollowUp ? `Follow-up question (${q.questionNumber})` : `Question ${q.questionNumber}`;
     qText.textContent = q.questionContent;
+    if (!langPicked) { voiceLang.value = guessLanguage(q.questionContent); updateVoiceLang(); }
     answer.value = '';
     counter.textContent = '0 / 5000';
     if (q.totalScore !== null && q.totalScore !== undefined) runScore.textContent = `Running score: ${q.totalScore}`;
@@ -419,6 +424,22 @@ async function questionStep(root, sid, onCleanup, restore) {
   });
 
   // ---- voice
+  // The recognition language: guessed from each question until the
+  // candidate picks one; a language the server's recogniser cannot do
+  // disables recording and says so before anything is recorded.
+  let langPicked = false;
+  let caps = null;
+  function updateVoiceLang() {
+    const notice = unsupportedNotice(caps, voiceLang.value);
+    voiceNotice.textContent = notice;
+    voiceNotice.hidden = !notice;
+    if (!recorder) voiceBtn.disabled = Boolean(notice);
+    if (notice) voiceBtn.setAttribute('aria-describedby', 'voice-notice');
+    else voiceBtn.removeAttribute('aria-describedby');
+  }
+  voiceLang.addEventListener('change', () => { langPicked = true; updateVoiceLang(); });
+  speechCapabilities().then((c) => { caps = c; updateVoiceLang(); });
+
   let recorder = null;
   let voicePrefix = '';
   async function startVoice() {
@@ -431,7 +452,8 @@ async function questionStep(root, sid, onCleanup, restore) {
         onText: (t) => { answer.value = voicePrefix + t; counter.textContent = `${answer.value.length} / 5000`; },
         onStatus: (s) => { voiceStatus.textContent = s; },
         onError: (m) => { voiceStatus.textContent = ''; alert.info(`Voice input: ${m}`); stopVoice(); },
-      });
+      }, voiceLang.value);
+      voiceLang.disabled = true;
       voiceBtn.textContent = '■ Stop recording';
       voiceBtn.setAttribute('aria-pressed', 'true');
       voiceBtn.classList.add('recording');
@@ -447,6 +469,7 @@ async function questionStep(root, sid, onCleanup, restore) {
     voiceBtn.textContent = '● Answer by voice';
     voiceBtn.setAttribute('aria-pressed', 'false');
     voiceBtn.classList.remove('recording');
+    voiceLang.disabled = false;
     if (r) {
       voiceStatus.textContent = 'Finishing the transcript…';
       await r.stop();

@@ -2,14 +2,58 @@
 // WebSocket /xunfei/audio-to-text/{userId}; the server's partial and final
 // transcripts are handed to onText.
 
-import { BASE, getToken } from './api.js';
+import { BASE, api, getToken } from './api.js';
+
+/** Recognition languages the page offers, by tag. */
+export const SPEECH_LANGUAGES = [
+  { tag: 'zh-CN', label: '中文', name: 'Chinese' },
+  { tag: 'en', label: 'English', name: 'English' },
+];
+
+let capabilities = null;
+/**
+ * The server's recogniser and the languages it recognises:
+ * {provider, languages: ['en', ...]}, fetched once; null when unknown
+ * (the server is then left to refuse).
+ */
+export async function speechCapabilities() {
+  if (!capabilities) {
+    capabilities = api('/speech/capabilities').catch(() => { capabilities = null; return null; });
+  }
+  return capabilities;
+}
+
+/**
+ * The language a question is most likely answered in: Chinese when Han
+ * characters make up most of its letters, else English.
+ */
+export function guessLanguage(text) {
+  const han = (String(text || '').match(/\p{Script=Han}/gu) || []).length;
+  const latin = (String(text || '').match(/\p{Script=Latin}/gu) || []).length;
+  // A Han character carries about a word: weigh it against a short word.
+  return han > 0 && han * 3 >= latin ? 'zh-CN' : 'en';
+}
+
+/**
+ * The sentence to show before recording when the recogniser cannot do
+ * lang, or '' when it can (or its languages are unknown).
+ */
+export function unsupportedNotice(caps, lang) {
+  if (!caps || !Array.isArray(caps.languages) || caps.languages.includes(lang)) return '';
+  const names = SPEECH_LANGUAGES.filter((l) => caps.languages.includes(l.tag));
+  if (!names.length) return 'Speech recognition is not available on this server. Type your answer.';
+  const only = names.map((l) => l.name).join(' and ');
+  const choose = names.map((l) => l.label).join(' or ');
+  return `This server's speech recogniser understands ${only} only. Type your answer, or choose ${choose}.`;
+}
 
 /**
  * Starts a transcription. handlers: {onText(fullText, {final, committed, live}),
- * onStatus(text), onError(message)}. Returns {stop(): Promise<string>} with
- * the final text.
+ * onStatus(text), onError(message)}; language: the spoken language's tag
+ * ('zh-CN', 'en'), or '' to leave it to the server. Returns
+ * {stop(): Promise<string>} with the final text.
  */
-export async function startTranscription(userId, handlers) {
+export async function startTranscription(userId, handlers, language = '') {
   const { onText = () => {}, onStatus = () => {}, onError = () => {} } = handlers;
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
     throw new Error('This browser cannot record audio here (a secure https:// page is needed).');
@@ -41,7 +85,9 @@ export async function startTranscription(userId, handlers) {
   const release = () => {
     try { node && node.disconnect(); } catch { /* ignore */ }
     try { source && source.disconnect(); } catch { /* ignore */ }
-    try { ctx && ctx.close(); } catch { /* ignore */ }
+    // release runs on stop and again on the socket's close: closing a
+    // closed AudioContext rejects.
+    if (ctx && ctx.state !== 'closed') ctx.close().catch(() => {});
     stream.getTracks().forEach((t) => t.stop());
   };
 
@@ -51,7 +97,7 @@ export async function startTranscription(userId, handlers) {
     try { m = JSON.parse(ev.data); } catch { return; }
     switch (m.type) {
       case 'connected':
-        ws.send(JSON.stringify({ type: 'start_transcription' }));
+        ws.send(JSON.stringify(language ? { type: 'start_transcription', language } : { type: 'start_transcription' }));
         break;
       case 'transcription_started':
       case 'transcription_already_started':
