@@ -198,10 +198,13 @@ type Session struct {
 	Read        *ReadSummary
 	Suggestions []string
 	Offline     bool
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	StartedAt   *time.Time
-	FinishedAt  *time.Time
+	// Language is LangZH or LangEN: what the candidate reads is written in
+	// it. "" before a resume is stored.
+	Language   string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	StartedAt  *time.Time
+	FinishedAt *time.Time
 }
 
 // Sources of a resume's text (ReadSummary.Source).
