@@ -198,8 +198,13 @@ func (h *Handler) radarSVG(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
+	sess, err := h.svc.Session(c.Request.Context(), userID(c), c.Param("sid"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
 	c.Header("Cache-Control", "no-store")
-	c.Data(http.StatusOK, "image/svg+xml", RadarSVG(r))
+	c.Data(http.StatusOK, "image/svg+xml", RadarSVGIn(r, sessionLanguage(sess)))
 }
 
 func (h *Handler) finish(c *gin.Context) {

@@ -146,3 +146,48 @@ func TestPromptsAskForSessionLanguage(t *testing.T) {
 		}
 	})
 }
+
+// A zh-CN session shows level names, radar labels and the report's own
+// prose in Chinese; the level codes and radar keys stay as they are.
+func TestChineseSessionReport(t *testing.T) {
+	each(t, func(t *testing.T, gdb *gorm.DB) {
+		ctx := context.Background()
+		e := newEnv(t, gdb)
+		const user = "u-zh-report"
+		s := e.session(user)
+		if _, err := e.svc.UploadIn(ctx, user, s.ID, "resume.txt", []byte(resumeText), "", "zh-CN"); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := e.svc.CurrentQuestion(ctx, user, s.ID); err != nil {
+			t.Fatal(err)
+		}
+		resp, err := e.svc.Answer(ctx, user, s.ID, answer("1", "B+ 树的查找从根节点开始逐层比较。", "r-zh-1"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if resp.Level != interview.LevelExcellent || resp.LevelText != "优秀" {
+			t.Errorf("answer level = %q, levelText = %q; want %q, 优秀", resp.Level, resp.LevelText, interview.LevelExcellent)
+		}
+		rep, err := e.svc.Finish(ctx, user, s.ID)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c := rep.ReviewFeedback.OverallComment; !strings.Contains(c, "潜力指数") || strings.ContainsAny(c, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ") {
+			t.Errorf("overall comment is not Chinese: %q", c)
+		}
+		for _, h := range rep.ReviewFeedback.Highlights {
+			if !strings.HasPrefix(h, "第 1 题：") {
+				t.Errorf("highlight label is not Chinese: %q", h)
+			}
+		}
+		if len(rep.PlaybackItems) != 1 || rep.PlaybackItems[0].Level != interview.LevelExcellent || rep.PlaybackItems[0].LevelText != "优秀" {
+			t.Errorf("playback = %+v", rep.PlaybackItems)
+		}
+		if d := rep.RadarDimensions[1]; d.Key != "interviewPerformance" || d.Label != "面试表现" {
+			t.Errorf("radar dimension = %+v", d)
+		}
+		if svg := string(interview.RadarSVGIn(rep.RadarChart, interview.LangZH)); !strings.Contains(svg, ">面试表现<") {
+			t.Errorf("SVG labels are not Chinese: %s", svg)
+		}
+	})
+}

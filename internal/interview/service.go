@@ -695,7 +695,7 @@ func (s *Service) evaluate(ctx context.Context, st state, q Question, version in
 	if err != nil {
 		return s.evaluationFailed(ctx, st, version, in, err)
 	}
-	feedback := GuardFeedback(v.eval.Feedback, v.eval, q.Spec)
+	feedback := GuardFeedbackIn(sessionLanguage(st.sess), v.eval.Feedback, v.eval, q.Spec)
 	decision, followUp := s.followUp(ctx, st, q, in.AnswerContent, v)
 	flow, next := st.advance(q, followUp)
 	turn, err := s.doneTurn(ctx, st.sess.ID, q, in, v, feedback, decision)
@@ -758,7 +758,7 @@ func (st state) answerResp(q Question, requestID string, scored Scored, feedback
 	}
 	score := scored.Score
 	resp := AnswerResp{SessionID: st.sess.ID, RequestID: requestID, QuestionNumber: q.Number, QuestionContent: q.Content,
-		Score: &score, Level: scored.Level, TotalScore: SessionScore(scores), Feedback: feedback,
+		Score: &score, Level: scored.Level, LevelText: LevelText(scored.Level, sessionLanguage(st.sess)), TotalScore: SessionScore(scores), Feedback: feedback,
 		FollowUpCount: st.followUpsAsked(mainOf(q.Number)), Finished: flow == FlowCompleted, IsSuccess: true,
 		Status: "done", Offline: st.sess.Offline}
 	if followUp != nil {
