@@ -1,7 +1,10 @@
 package interview_test
 
 import (
+	"bytes"
 	"context"
+	"mime/multipart"
+	"net/http"
 	"strings"
 	"testing"
 
@@ -9,6 +12,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
+	"github.com/xunzhi-ai/aimeeting/internal/servertest"
 )
 
 const resumeZH = "张伟，后端工程师\nSkills: Golang, MySQL, Redis.\n在支付团队负责账务系统，峰值每秒五千笔交易，" +
@@ -190,4 +194,41 @@ func TestChineseSessionReport(t *testing.T) {
 			t.Errorf("SVG labels are not Chinese: %s", svg)
 		}
 	})
+}
+
+// Over HTTP: the multipart language field sets the session's language, a
+// bad one is a 400 naming the field, and restore returns it.
+func TestUploadLanguageOverHTTP(t *testing.T) {
+	s := servertest.Start(t, "")
+	c := MustClient(t, s.URL, "lang-http")
+	post := func(sid, language string) servertest.Response {
+		var buf bytes.Buffer
+		w := multipart.NewWriter(&buf)
+		fw, _ := w.CreateFormFile("resumePdf", "resume.txt")
+		fw.Write([]byte(resumeText + strings.Repeat("Five years in a product team, owning features from design to release.\n", 3)))
+		w.WriteField("language", language)
+		w.Close()
+		req, _ := http.NewRequest("POST", c.base+api+"/interview/sessions/"+sid+"/interview-questions", &buf)
+		req.Header.Set("Content-Type", w.FormDataContentType())
+		req.Header.Set("Authorization", "Bearer "+c.token)
+		return servertest.Send(t, req)
+	}
+	sid := c.newSession()
+	if r := post(sid, "klingon"); r.Status != 400 || !strings.Contains(string(r.Raw), "language must be") {
+		t.Errorf("bad language: status %d %s; want 400 naming the language field", r.Status, r.Raw)
+	}
+	r := post(sid, "zh-CN")
+	wantOK(t, r)
+	var up interview.UploadResult
+	r.Decode(t, &up)
+	if up.Language != interview.LangZH {
+		t.Errorf("upload language = %q, want zh-CN", up.Language)
+	}
+	r = c.do("GET", "/sessions/"+sid+"/restore", nil)
+	wantOK(t, r)
+	var rs interview.Restore
+	r.Decode(t, &rs)
+	if rs.Language != interview.LangZH {
+		t.Errorf("restore language = %q, want zh-CN", rs.Language)
+	}
 }
