@@ -59,12 +59,14 @@ type SessionView struct {
 	Target                string `json:"target"`
 	ResumeScore           *int   `json:"resumeScore"`
 	// Read says what was read from the resume (null before one is stored).
-	Read       *ReadSummary `json:"read"`
-	Offline    bool         `json:"offline"`
-	CreateTime string       `json:"createTime"`
-	UpdateTime string       `json:"updateTime"`
-	StartTime  string       `json:"startTime,omitempty"`
-	EndTime    string       `json:"endTime,omitempty"`
+	Read    *ReadSummary `json:"read"`
+	Offline bool         `json:"offline"`
+	// Language is the session's language, "" before a resume is stored.
+	Language   string `json:"language"`
+	CreateTime string `json:"createTime"`
+	UpdateTime string `json:"updateTime"`
+	StartTime  string `json:"startTime,omitempty"`
+	EndTime    string `json:"endTime,omitempty"`
 }
 
 func rfc3339(t *time.Time) string {
@@ -78,7 +80,7 @@ func rfc3339(t *time.Time) string {
 func ViewOf(s Session) SessionView {
 	return SessionView{SessionID: s.ID, Status: s.Status, Flow: s.Flow, CurrentQuestionNumber: s.CurrentNumber,
 		InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore, Read: s.Read, Offline: s.Offline,
-		CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
+		Language: s.Language, CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
 }
 
 // An answer still being evaluated is answered 202 by httpx.Respond.
@@ -112,7 +114,8 @@ func (h *Handler) upload(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	res, err := h.svc.Upload(c.Request.Context(), userID(c), c.Param("sid"), up.Filename, up.Data, c.PostForm("confirmedTarget"))
+	res, err := h.svc.UploadIn(c.Request.Context(), userID(c), c.Param("sid"), up.Filename, up.Data,
+		c.PostForm("confirmedTarget"), c.PostForm("language"))
 	httpx.Respond(c, res, err)
 }
 
@@ -195,8 +198,13 @@ func (h *Handler) radarSVG(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
+	sess, err := h.svc.Session(c.Request.Context(), userID(c), c.Param("sid"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
 	c.Header("Cache-Control", "no-store")
-	c.Data(http.StatusOK, "image/svg+xml", RadarSVG(r))
+	c.Data(http.StatusOK, "image/svg+xml", RadarSVGIn(r, sessionLanguage(sess)))
 }
 
 func (h *Handler) finish(c *gin.Context) {

@@ -198,10 +198,13 @@ type Session struct {
 	Read        *ReadSummary
 	Suggestions []string
 	Offline     bool
-	CreatedAt   time.Time
-	UpdatedAt   time.Time
-	StartedAt   *time.Time
-	FinishedAt  *time.Time
+	// Language is LangZH or LangEN: what the candidate reads is written in
+	// it. "" before a resume is stored.
+	Language   string
+	CreatedAt  time.Time
+	UpdatedAt  time.Time
+	StartedAt  *time.Time
+	FinishedAt *time.Time
 }
 
 // Sources of a resume's text (ReadSummary.Source).
@@ -271,12 +274,14 @@ type File struct {
 
 // AnswerResp is the response of the current-question and answer endpoints.
 type AnswerResp struct {
-	SessionID          string `json:"sessionId"`
-	RequestID          string `json:"requestId,omitempty"`
-	QuestionNumber     string `json:"questionNumber"`
-	QuestionContent    string `json:"questionContent"`
-	Score              *int   `json:"score"`
-	Level              string `json:"level,omitempty"`
+	SessionID       string `json:"sessionId"`
+	RequestID       string `json:"requestId,omitempty"`
+	QuestionNumber  string `json:"questionNumber"`
+	QuestionContent string `json:"questionContent"`
+	Score           *int   `json:"score"`
+	Level           string `json:"level,omitempty"`
+	// LevelText is Level's display text in the session's language.
+	LevelText          string `json:"levelText,omitempty"`
 	TotalScore         *int   `json:"totalScore"`
 	Feedback           string `json:"feedback"`
 	NextQuestionNumber string `json:"nextQuestionNumber"`
@@ -321,12 +326,14 @@ type PlaybackItem struct {
 	AnswerContent   string `json:"answerContent"`
 	Score           *int   `json:"score"`
 	Level           string `json:"level"`
-	Feedback        string `json:"feedback"`
-	IsFollowUp      bool   `json:"isFollowUp"`
-	ParentNumber    string `json:"parentNumber,omitempty"`
-	NeedsReview     bool   `json:"needsReview"`
-	ScoreReason     string `json:"scoreReason"`
-	AnsweredAt      string `json:"answeredAt"`
+	// LevelText is Level's display text in the session's language.
+	LevelText    string `json:"levelText"`
+	Feedback     string `json:"feedback"`
+	IsFollowUp   bool   `json:"isFollowUp"`
+	ParentNumber string `json:"parentNumber,omitempty"`
+	NeedsReview  bool   `json:"needsReview"`
+	ScoreReason  string `json:"scoreReason"`
+	AnsweredAt   string `json:"answeredAt"`
 }
 
 // Report is the finished interview.

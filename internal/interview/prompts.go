@@ -71,8 +71,30 @@ func LoadPrompt(stage string) (Prompt, error) {
 	return Prompt{Stage: stage, Version: stage + "@" + strings.TrimSpace(version), Text: strings.TrimSpace(rest)}, nil
 }
 
-// Request builds the model request of the prompt with input as the user message.
+// languagePlaceholder marks, in a prompt file, the line that says which
+// language the candidate-facing text is written in (see Prompt.In).
+const languagePlaceholder = "{{language}}"
+
+// LanguageInstruction is the prompt line asking the model to write what
+// the candidate reads (questions, feedback, follow-ups, the report) in
+// lang (LangZH or LangEN; anything else is English).
+func LanguageInstruction(lang string) string {
+	if lang == LangZH {
+		return "Write all text for the candidate in Simplified Chinese (technical terms such as \"Redis\" may stay as they are); keep JSON keys and enum values in English."
+	}
+	return "Write all text for the candidate in English; keep JSON keys and enum values in English."
+}
+
+// In returns p asking for candidate-facing text in lang.
+func (p Prompt) In(lang string) Prompt {
+	p.Text = strings.ReplaceAll(p.Text, languagePlaceholder, LanguageInstruction(lang))
+	return p
+}
+
+// Request builds the model request of the prompt with input as the user
+// message. A prompt not yet given a language (Prompt.In) asks for English.
 func (p Prompt) Request(input any) (llm.Request, error) {
+	p = p.In(LangEN)
 	b, err := json.Marshal(input)
 	if err != nil {
 		return llm.Request{}, err

@@ -130,13 +130,19 @@ var radarLabels = []struct{ key, label string }{
 	{"professionalSkills", "Professional skills"}, {"potentialIndex", "Potential"},
 }
 
-// Dimensions lists the radar's axes with their scores.
-func (r Radar) Dimensions() []RadarDimension {
+// Dimensions lists the radar's axes with their scores, labelled in English.
+func (r Radar) Dimensions() []RadarDimension { return r.DimensionsIn(LangEN) }
+
+// DimensionsIn lists the radar's axes with their scores, labelled in lang.
+func (r Radar) DimensionsIn(lang string) []RadarDimension {
 	vals := map[string]*int{"resumeScore": r.ResumeScore, "interviewPerformance": r.InterviewPerformance,
 		"demeanorEvaluation": r.DemeanorEvaluation, "professionalSkills": r.ProfessionalSkills, "potentialIndex": r.PotentialIndex}
 	out := make([]RadarDimension, len(radarLabels))
 	for i, l := range radarLabels {
 		out[i] = RadarDimension{Key: l.key, Label: l.label, Score: vals[l.key]}
+		if lang == LangZH {
+			out[i].Label = radarLabelZH[l.key]
+		}
 	}
 	return out
 }
@@ -148,7 +154,7 @@ func (s *Service) buildReport(ctx context.Context, st state, now time.Time) (Rep
 	}
 	rep := Report{SessionID: st.sess.ID, InterviewScore: radar.InterviewPerformance, ResumeScore: st.sess.ResumeScore,
 		DemeanorScore: radar.DemeanorEvaluation, InterviewStatus: SessionFinished, InterviewDirection: st.sess.InterviewType,
-		EndTime: now.Format(time.RFC3339), RadarChart: radar, RadarDimensions: radar.Dimensions(), Offline: st.sess.Offline,
+		EndTime: now.Format(time.RFC3339), RadarChart: radar, RadarDimensions: radar.DimensionsIn(sessionLanguage(st.sess)), Offline: st.sess.Offline,
 		PlaybackItems: []PlaybackItem{}}
 	start := st.sess.CreatedAt
 	if st.sess.StartedAt != nil {
@@ -169,14 +175,15 @@ func (s *Service) buildReport(ctx context.Context, st state, now time.Time) (Rep
 		q, _ := st.question(t.QuestionNumber)
 		score := t.Scored.Score
 		rep.PlaybackItems = append(rep.PlaybackItems, PlaybackItem{Seq: len(rep.PlaybackItems) + 1, QuestionNumber: t.QuestionNumber,
-			QuestionContent: q.Content, AnswerContent: t.Answer, Score: &score, Level: t.Scored.Level, Feedback: t.Feedback,
+			QuestionContent: q.Content, AnswerContent: t.Answer, Score: &score, Level: t.Scored.Level,
+			LevelText: LevelText(t.Scored.Level, sessionLanguage(st.sess)), Feedback: t.Feedback,
 			IsFollowUp: q.IsFollow, ParentNumber: q.ParentNo, NeedsReview: t.Scored.NeedsReview, ScoreReason: t.Scored.Reason,
 			AnsweredAt: t.UpdatedAt.UTC().Format(time.RFC3339)})
 		summaries = append(summaries, TurnSummary{QuestionNumber: t.QuestionNumber, Question: q.Content, Feedback: t.Feedback,
 			Score: score, IsFollowUp: q.IsFollow})
 	}
 	rep.AnsweredCount = len(rep.PlaybackItems)
-	rep.ReviewFeedback = BuildReviewFeedback(radar, summaries, st.sess.Suggestions)
+	rep.ReviewFeedback = BuildReviewFeedbackIn(sessionLanguage(st.sess), radar, summaries, st.sess.Suggestions)
 	return rep, nil
 }
 
@@ -219,9 +226,12 @@ func (s *Service) Records(ctx context.Context, userID string, p page.Request, f 
 // RadarSVG draws the radar as a standalone SVG: five axes, rings at every
 // 20 points, the score polygon, and each axis labelled with its score
 // ("n/a" for an absent input, drawn at the centre).
-func RadarSVG(r Radar) []byte {
+func RadarSVG(r Radar) []byte { return RadarSVGIn(r, LangEN) }
+
+// RadarSVGIn is RadarSVG with the axes labelled in lang.
+func RadarSVGIn(r Radar, lang string) []byte {
 	const size, cx, cy, radius = 420.0, 210.0, 200.0, 140.0
-	dims := r.Dimensions()
+	dims := r.DimensionsIn(lang)
 	n := float64(len(dims))
 	point := func(i int, frac float64) (float64, float64) {
 		a := -math.Pi/2 + 2*math.Pi*float64(i)/n

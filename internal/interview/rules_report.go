@@ -122,8 +122,15 @@ const (
 // Each highlight and tip is prefixed with its question number ("Q3: …").
 // The lists are never nil.
 func BuildReviewFeedback(r Radar, turns []TurnSummary, resumeSuggestions []string) ReviewFeedback {
+	return BuildReviewFeedbackIn(LangEN, r, turns, resumeSuggestions)
+}
+
+// BuildReviewFeedbackIn is BuildReviewFeedback with the prose it writes
+// (overall comment, question labels, "revisit" tips) in lang.
+func BuildReviewFeedbackIn(lang string, r Radar, turns []TurnSummary, resumeSuggestions []string) ReviewFeedback {
+	tx := textsIn(lang)
 	out := ReviewFeedback{
-		OverallComment:  overallComment(r),
+		OverallComment:  overallComment(tx, r),
 		Highlights:      []string{},
 		ImprovementTips: []string{},
 		NextActions:     []string{},
@@ -135,7 +142,7 @@ func BuildReviewFeedback(r Radar, turns []TurnSummary, resumeSuggestions []strin
 			break
 		}
 		if fb := strings.TrimSpace(t.Feedback); fb != "" {
-			out.Highlights = appendUnique(out.Highlights, turnLabel(t)+fb)
+			out.Highlights = appendUnique(out.Highlights, turnLabel(tx, t)+fb)
 		}
 	}
 	weakest := slices.Clone(turns)
@@ -146,9 +153,9 @@ func BuildReviewFeedback(r Radar, turns []TurnSummary, resumeSuggestions []strin
 		}
 		tip := strings.TrimSpace(t.Feedback)
 		if tip == "" {
-			tip = "revisit the question \"" + strings.TrimSpace(t.Question) + "\""
+			tip = fmt.Sprintf(tx.revisit, strings.TrimSpace(t.Question))
 		}
-		out.ImprovementTips = appendUnique(out.ImprovementTips, turnLabel(t)+tip)
+		out.ImprovementTips = appendUnique(out.ImprovementTips, turnLabel(tx, t)+tip)
 	}
 	for _, s := range append(trimList(resumeSuggestions), out.ImprovementTips...) {
 		if len(out.NextActions) == maxReviewItems {
@@ -159,12 +166,12 @@ func BuildReviewFeedback(r Radar, turns []TurnSummary, resumeSuggestions []strin
 	return out
 }
 
-// turnLabel is the "Q3: " prefix of a turn's item.
-func turnLabel(t TurnSummary) string {
+// turnLabel is the "Q3: " ("第 3 题：") prefix of a turn's item.
+func turnLabel(tx reportText, t TurnSummary) string {
 	if t.QuestionNumber == "" {
 		return ""
 	}
-	return "Q" + t.QuestionNumber + ": "
+	return fmt.Sprintf(tx.turn, t.QuestionNumber)
 }
 
 // appendUnique appends s unless an item equal up to case and white space is
@@ -186,36 +193,36 @@ type radarDimension struct {
 
 // overallComment grades the potential index and names the strongest and
 // weakest radar dimension.
-func overallComment(r Radar) string {
+func overallComment(tx reportText, r Radar) string {
 	var dims []radarDimension
 	for _, d := range []struct {
 		name string
 		v    *int
 	}{
-		{"resume", r.ResumeScore},
-		{"interview performance", r.InterviewPerformance},
-		{"demeanor", r.DemeanorEvaluation},
-		{"professional skills", r.ProfessionalSkills},
-		{"potential", r.PotentialIndex},
+		{tx.resume, r.ResumeScore},
+		{tx.interview, r.InterviewPerformance},
+		{tx.demeanor, r.DemeanorEvaluation},
+		{tx.skills, r.ProfessionalSkills},
+		{tx.potential, r.PotentialIndex},
 	} {
 		if d.v != nil {
 			dims = append(dims, radarDimension{d.name, *d.v})
 		}
 	}
 	if r.PotentialIndex == nil || len(dims) == 0 {
-		return "Not enough was assessed in this interview to give an overall comment."
+		return tx.notEnough
 	}
 	p := *r.PotentialIndex
 	var grade string
 	switch {
 	case p >= strongPotential:
-		grade = "Strong performance"
+		grade = tx.strong
 	case p >= solidPotential:
-		grade = "Solid performance"
+		grade = tx.solid
 	case p >= QualifiedScore:
-		grade = "Meets the bar"
+		grade = tx.meets
 	default:
-		grade = "Below expectations"
+		grade = tx.below
 	}
 	strongest, weakest := dims[0], dims[0]
 	for _, d := range dims[1:] {
@@ -226,9 +233,9 @@ func overallComment(r Radar) string {
 			weakest = d
 		}
 	}
-	comment := fmt.Sprintf("%s (potential index %d).", grade, p)
+	comment := fmt.Sprintf(tx.comment, grade, p)
 	if strongest == weakest {
 		return comment
 	}
-	return comment + fmt.Sprintf(" Strongest: %s (%d); weakest: %s (%d).", strongest.name, strongest.score, weakest.name, weakest.score)
+	return comment + fmt.Sprintf(tx.extremes, strongest.name, strongest.score, weakest.name, weakest.score)
 }

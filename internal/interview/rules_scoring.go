@@ -324,6 +324,13 @@ func saysNothing(s string) bool {
 // also: <missing points>." (or the anchors judged not met when there are no
 // missing points). Evidence that itself leaks is left out.
 func GuardFeedback(feedback string, ev Evaluation, spec QuestionSpec) string {
+	return GuardFeedbackIn(LangEN, feedback, ev, spec)
+}
+
+// GuardFeedbackIn is GuardFeedback with the rebuilt feedback's own words
+// (dimension names, "Consider also") in lang.
+func GuardFeedbackIn(lang, feedback string, ev Evaluation, spec QuestionSpec) string {
+	tx := textsIn(lang)
 	feedback = strings.TrimSpace(feedback)
 	if !leaksProtocol(feedback) && !saysNothing(feedback) {
 		return feedback
@@ -335,7 +342,7 @@ func GuardFeedback(feedback string, ev Evaluation, spec QuestionSpec) string {
 				continue
 			}
 			if e := sentenceBody(d.Evidence); e != "" && !leaksProtocol(e) {
-				parts = append(parts, dimensionLabel(id)+": "+e+".")
+				parts = append(parts, dimensionSentence(tx, id, e))
 			}
 			break
 		}
@@ -345,12 +352,28 @@ func GuardFeedback(feedback string, ev Evaluation, spec QuestionSpec) string {
 		consider = weakAnchorNames(spec, ev, StatusPartial, StatusMissing, StatusContradicted)
 	}
 	if len(consider) > 0 {
-		parts = append(parts, "Consider also: "+strings.Join(consider, "; ")+".")
+		parts = append(parts, fmt.Sprintf(tx.feedbackConsider, strings.Join(consider, listSep(tx))))
 	}
 	if len(parts) == 0 {
-		return "The answer was evaluated, but no detailed feedback is available for this question."
+		return tx.feedbackEmpty
 	}
-	return strings.Join(parts, " ")
+	return strings.Join(parts, tx.sep)
+}
+
+// dimensionSentence is one "<Dimension>: <evidence>." sentence.
+func dimensionSentence(tx reportText, id, evidence string) string {
+	if name, ok := tx.dimension[id]; ok {
+		return name + "：" + evidence + "。"
+	}
+	return dimensionLabel(id) + ": " + evidence + "."
+}
+
+// listSep separates the items of a list in tx's language.
+func listSep(tx reportText) string {
+	if tx.dimension != nil { // Chinese
+		return "；"
+	}
+	return "; "
 }
 
 // dimensionLabel is the display name of a dimension id.

@@ -179,6 +179,8 @@ type UploadResult struct {
 	// Replaced reports that this upload replaced an earlier resume of the
 	// session (allowed until the first answer).
 	Replaced bool `json:"replaced"`
+	// Language is the session's language (LangZH or LangEN).
+	Language string `json:"language"`
 
 	suggestions []string // the deduplicated suggestions, in order, for the session row
 }
@@ -202,10 +204,22 @@ func invalidState(format string, args ...any) error {
 // the new file cannot be read or its extraction fails, the old resume and
 // questions stay and the session stays READY.
 func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget string) (UploadResult, error) {
+	return s.UploadIn(ctx, userID, sessionID, filename, data, confirmedTarget, "")
+}
+
+// UploadIn is Upload with the session's language: LangZH, LangEN, or ""
+// to detect it from the resume text (see DetectLanguage). Any other value
+// is a 400 naming the language field.
+func (s *Service) UploadIn(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget,
+	language string) (UploadResult, error) {
 	start := time.Now()
 	confirmedTarget = strings.TrimSpace(confirmedTarget)
 	if utf8.RuneCountInString(confirmedTarget) > MaxTargetChars {
 		return UploadResult{}, apperr.Invalid("confirmedTarget must be at most %d characters", MaxTargetChars)
+	}
+	language, err := ParseLanguage(language)
+	if err != nil {
+		return UploadResult{}, err
 	}
 	sess, err := s.store.Session(ctx, userID, sessionID)
 	if err != nil {
@@ -221,13 +235,16 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	if err != nil {
 		return UploadResult{}, err
 	}
-	hash := HashBytes(data, []byte(confirmedTarget))
+	if language == "" {
+		language = DetectLanguage(doc.Text)
+	}
+	hash := HashBytes(data, []byte(confirmedTarget), []byte(language))
 	prevFileID := sess.ResumeFileID // the resume this upload replaces, if any
 	owner, err := s.claimUpload(ctx, userID, sess, hash)
 	if err != nil {
 		return UploadResult{}, err
 	}
-	profile, questions, err := s.extract(ctx, sess.ID, doc.Text, hash, confirmedTarget)
+	profile, questions, err := s.extract(ctx, sess.ID, doc.Text, hash, confirmedTarget, language)
 	if err != nil {
 		if owner {
 			s.failUpload(ctx, sess.ID, hash)
@@ -236,6 +253,7 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	}
 	res, qs := s.uploadResult(sess.ID, doc, profile, questions, confirmedTarget)
 	res.Replaced = prevFileID != ""
+	res.Language = language
 	res.ResponseTime = time.Since(start).Milliseconds()
 	sess.UploadHash = hash
 	sess.CurrentNumber = "1"
@@ -246,6 +264,7 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 	sess.Profile = &profile
 	sess.Read = &res.Read
 	sess.Offline = s.provider.Offline()
+	sess.Language = language
 	if err := s.storeUpload(ctx, userID, sess, prevFileID, owner, filename, data, doc, qs); err != nil {
 		return UploadResult{}, err
 	}
@@ -374,8 +393,8 @@ func (s *Service) failUpload(ctx context.Context, sessionID, hash string) {
 }
 
 // extract runs the profile and question stages.
-func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedTarget string) (Profile, Questions, error) {
-	req, err := s.prompts[StageProfile].Request(ProfileInput{ResumeText: text, ConfirmedTarget: confirmedTarget})
+func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedTarget, lang string) (Profile, Questions, error) {
+	req, err := s.prompts[StageProfile].In(lang).Request(ProfileInput{ResumeText: text, ConfirmedTarget: confirmedTarget})
 	if err != nil {
 		return Profile{}, Questions{}, apperr.Internal(err)
 	}
@@ -385,7 +404,7 @@ func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedT
 		return Profile{}, Questions{}, err
 	}
 	target := ResolveTarget(confirmedTarget, profile)
-	req, err = s.prompts[StageExtraction].Request(ExtractionInput{ResumeText: text, Target: target, Profile: profile,
+	req, err = s.prompts[StageExtraction].In(lang).Request(ExtractionInput{ResumeText: text, Target: target, Profile: profile,
 		QuestionCount: s.cfg.QuestionCount})
 	if err != nil {
 		return Profile{}, Questions{}, apperr.Internal(err)
@@ -672,11 +691,11 @@ func staleQuestion(cur AnswerResp, sent string) error {
 // the EVALUATING phase at version, then stores the result (or, when another
 // instance stored it first, returns what it stored).
 func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (AnswerResp, error) {
-	v, err := s.score(ctx, st.sess.ID, q, in.AnswerContent)
+	v, err := s.score(ctx, st.sess.ID, sessionLanguage(st.sess), q, in.AnswerContent)
 	if err != nil {
 		return s.evaluationFailed(ctx, st, version, in, err)
 	}
-	feedback := GuardFeedback(v.eval.Feedback, v.eval, q.Spec)
+	feedback := GuardFeedbackIn(sessionLanguage(st.sess), v.eval.Feedback, v.eval, q.Spec)
 	decision, followUp := s.followUp(ctx, st, q, in.AnswerContent, v)
 	flow, next := st.advance(q, followUp)
 	turn, err := s.doneTurn(ctx, st.sess.ID, q, in, v, feedback, decision)
@@ -696,7 +715,7 @@ func (s *Service) followUp(ctx context.Context, st state, q Question, answer str
 	if !decision.Ask {
 		return decision, nil
 	}
-	text := s.followUpText(ctx, st.sess.ID, q, answer, decision.Targets, v.eval.MissingPoints)
+	text := s.followUpText(ctx, st.sess.ID, sessionLanguage(st.sess), q, answer, decision.Targets, v.eval.MissingPoints)
 	if text == "" {
 		decision.Ask, decision.Reason = false, "no-usable-follow-up"
 		return decision, nil
@@ -739,7 +758,7 @@ func (st state) answerResp(q Question, requestID string, scored Scored, feedback
 	}
 	score := scored.Score
 	resp := AnswerResp{SessionID: st.sess.ID, RequestID: requestID, QuestionNumber: q.Number, QuestionContent: q.Content,
-		Score: &score, Level: scored.Level, TotalScore: SessionScore(scores), Feedback: feedback,
+		Score: &score, Level: scored.Level, LevelText: LevelText(scored.Level, sessionLanguage(st.sess)), TotalScore: SessionScore(scores), Feedback: feedback,
 		FollowUpCount: st.followUpsAsked(mainOf(q.Number)), Finished: flow == FlowCompleted, IsSuccess: true,
 		Status: "done", Offline: st.sess.Offline}
 	if followUp != nil {
@@ -785,8 +804,8 @@ type verdict struct {
 }
 
 // score evaluates the answer and, when the rules ask for it, reviews it.
-func (s *Service) score(ctx context.Context, sessionID string, q Question, answer string) (verdict, error) {
-	req, err := s.prompts[StageEvaluation].Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer})
+func (s *Service) score(ctx context.Context, sessionID, lang string, q Question, answer string) (verdict, error) {
+	req, err := s.prompts[StageEvaluation].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer})
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}
@@ -802,7 +821,7 @@ func (s *Service) score(ctx context.Context, sessionID string, q Question, answe
 	if !decision.Review {
 		return v, nil
 	}
-	req, err = s.prompts[StageReview].Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer, Review: true})
+	req, err = s.prompts[StageReview].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer, Review: true})
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}
@@ -821,8 +840,8 @@ func (s *Service) score(ctx context.Context, sessionID string, q Question, answe
 
 // followUpText asks the model for a follow-up, falling back to the spec's
 // follow-up strategy; "" when neither is usable.
-func (s *Service) followUpText(ctx context.Context, sessionID string, q Question, answer string, targets, missing []string) string {
-	req, err := s.prompts[StageFollowUp].Request(FollowUpInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
+func (s *Service) followUpText(ctx context.Context, sessionID, lang string, q Question, answer string, targets, missing []string) string {
+	req, err := s.prompts[StageFollowUp].In(lang).Request(FollowUpInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
 		Targets: targets, MissingPoints: missing})
 	if err == nil {
 		out, _, err := Invoke(ctx, s.inv, Call{Stage: StageFollowUp, SessionID: sessionID, QuestionNumber: q.Number,
@@ -883,6 +902,8 @@ type Restore struct {
 	// CanReplaceResume is true until the interview starts: an upload now
 	// replaces the resume and regenerates the questions.
 	CanReplaceResume bool `json:"canReplaceResume"`
+	// Language is the session's language, "" before a resume is stored.
+	Language string `json:"language"`
 }
 
 // Restore returns what a client needs to continue a session.
@@ -895,7 +916,7 @@ func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restor
 		CanResume:     (st.sess.Status == SessionReady || st.sess.Status == SessionInProgress) && st.sess.Flow != FlowCompleted,
 		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
 		Current: s.currentResp(st), Offline: st.sess.Offline, Read: st.sess.Read,
-		CanReplaceResume: st.sess.Status == SessionReady}, nil
+		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language}, nil
 }
 
 // MainQuestions returns {number: text} of the main questions.

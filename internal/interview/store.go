@@ -40,6 +40,7 @@ type sessionRow struct {
 	Suggestions    *string
 	Profile        *string
 	Offline        bool
+	Language       string
 	CreatedAt      time.Time
 	UpdatedAt      time.Time
 	StartedAt      *time.Time
@@ -133,7 +134,7 @@ func toSessionRow(s Session) sessionRow {
 	r := sessionRow{ID: s.ID, UserID: s.UserID, Status: s.Status, Flow: s.Flow, FlowVersion: s.FlowVersion,
 		FlowRequestID: s.FlowRequestID, FlowUpdatedAt: s.FlowUpdatedAt, UploadHash: s.UploadHash,
 		CurrentNumber: s.CurrentNumber, InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore,
-		ResumeFileID: s.ResumeFileID, Suggestions: jsonText(s.Suggestions), Offline: s.Offline,
+		ResumeFileID: s.ResumeFileID, Suggestions: jsonText(s.Suggestions), Offline: s.Offline, Language: s.Language,
 		CreatedAt: s.CreatedAt, UpdatedAt: s.UpdatedAt, StartedAt: s.StartedAt, FinishedAt: s.FinishedAt}
 	if s.Profile != nil {
 		r.Profile = jsonText(s.Profile)
@@ -148,7 +149,7 @@ func (r sessionRow) toSession() Session {
 	s := Session{ID: r.ID, UserID: r.UserID, Status: r.Status, Flow: r.Flow, FlowVersion: r.FlowVersion,
 		FlowRequestID: r.FlowRequestID, FlowUpdatedAt: r.FlowUpdatedAt, UploadHash: r.UploadHash,
 		CurrentNumber: r.CurrentNumber, InterviewType: r.InterviewType, Target: r.Target, ResumeScore: r.ResumeScore,
-		ResumeFileID: r.ResumeFileID, Offline: r.Offline, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
+		ResumeFileID: r.ResumeFileID, Offline: r.Offline, Language: r.Language, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt,
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	fromJSON(r.Suggestions, &s.Suggestions)
 	if r.ResumeSource != "" {
@@ -342,7 +343,7 @@ func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs [
 				"interview_type": s.InterviewType, "target": s.Target, "resume_score": s.ResumeScore,
 				"resume_file_id": f.ID, "resume_chars": read.Chars, "resume_pages": read.Pages, "resume_source": read.Source,
 				"resume_ocr_pages": read.OCRPages, "suggestions": jsonText(s.Suggestions), "profile": jsonText(s.Profile),
-				"offline": s.Offline, "updated_at": now})
+				"offline": s.Offline, "language": sessionLanguage(s), "updated_at": now})
 		if res.Error != nil {
 			return res.Error
 		}

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
@@ -115,19 +116,61 @@ func (o *Offline) responder(stage string) Responder {
 	return fn
 }
 
+// OfflineLabelZH is OfflineLabel in Chinese, for answers to Chinese messages.
+const OfflineLabelZH = "[离线模型]"
+
 // offlineChat is the built-in chat answer: a labelled echo of the last user
-// message.
+// message, in Chinese when the message is mostly Chinese.
 func offlineChat(_ context.Context, req Request) (string, error) {
 	said := strings.Join(strings.Fields(lastUserContent(req.Messages)), " ")
 	if said == "" {
 		return OfflineLabel + " No AI model is configured, so this answer comes from the built-in offline model. Ask me something and I will repeat it back.", nil
 	}
+	han, zhWords := countWords(said)
 	words := len(strings.Fields(said))
 	if utf8.RuneCountInString(said) > 200 {
 		said = string([]rune(said)[:200]) + "…"
 	}
+	if han > 0 && han*10 >= (han+latinLetters(said))*3 {
+		return fmt.Sprintf("%s 当前没有配置 AI 模型，这条回复来自内置的离线模型。你说了（%d 个字）：“%s”",
+			OfflineLabelZH, zhWords, said), nil
+	}
 	return fmt.Sprintf("%s No AI model is configured, so this answer comes from the built-in offline model. "+
 		"You said (%d words): %q", OfflineLabel, words, said), nil
+}
+
+// countWords returns the Chinese characters of s and its words, where a
+// Chinese character counts as one word and other words are separated by
+// spaces or Chinese characters ("用 Redis 做缓存" is 5 + 1 = 6 words).
+func countWords(s string) (han, words int) {
+	inWord := false
+	for _, r := range s {
+		switch {
+		case unicode.Is(unicode.Han, r):
+			han++
+			words++
+			inWord = false
+		case unicode.IsLetter(r) || unicode.IsDigit(r):
+			if !inWord {
+				words++
+			}
+			inWord = true
+		case unicode.IsSpace(r) || unicode.IsPunct(r) || unicode.IsSymbol(r):
+			inWord = false
+		}
+	}
+	return han, words
+}
+
+// latinLetters counts the letters of s that are not Chinese characters.
+func latinLetters(s string) int {
+	n := 0
+	for _, r := range s {
+		if unicode.IsLetter(r) && !unicode.Is(unicode.Han, r) {
+			n++
+		}
+	}
+	return n
 }
 
 // splitWords cuts text into chunks of n words each, keeping the spaces so

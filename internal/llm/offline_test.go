@@ -108,3 +108,31 @@ func TestOfflineHonoursContext(t *testing.T) {
 		t.Errorf("err = %v, want context.Canceled", err)
 	}
 }
+
+// A Chinese message gets a Chinese answer with no English words; an
+// English one (even naming a Chinese place) stays English.
+func TestOfflineChatAnswersChineseInChinese(t *testing.T) {
+	o := llm.NewOffline()
+	got, err := o.Generate(context.Background(), chatRequest("怎么准备 Redis 面试？"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := llm.OfflineLabelZH + " 当前没有配置 AI 模型，这条回复来自内置的离线模型。你说了（7 个字）：“怎么准备 Redis 面试？”"
+	if got.Content != want {
+		t.Errorf("content = %q, want %q", got.Content, want)
+	}
+	// Outside the user's own words only the term "AI" is in Latin letters.
+	rest := strings.Replace(got.Content, "Redis", "", 1)
+	for _, w := range strings.FieldsFunc(rest, func(r rune) bool { return !(r >= 'A' && r <= 'Z' || r >= 'a' && r <= 'z') }) {
+		if w != "AI" {
+			t.Errorf("English word %q in the Chinese answer %q", w, got.Content)
+		}
+	}
+	en, err := o.Generate(context.Background(), chatRequest("Any tips for interviews in 北京?"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.HasPrefix(en.Content, llm.OfflineLabel) || !strings.Contains(en.Content, "You said (6 words)") {
+		t.Errorf("English content = %q", en.Content)
+	}
+}
