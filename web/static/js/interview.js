@@ -398,7 +398,7 @@ async function questionStep(root, sid, onCleanup, restore) {
     if (d.offline) noteOffline(true);
     clear(feedback, h('section.card.feedback-card',
       h('h3', `Feedback on ${/-F/i.test(d.questionNumber || '') ? 'follow-up' : 'question'} ${d.questionNumber}`, d.offline ? offlineBadge() : null),
-      h('p.score-line', h('strong.score', scoreText(d.score)), ' / 100', d.level ? h('span.level', ` · ${d.level}`) : null),
+      h('p.score-line', h('strong.score', scoreText(d.score)), ' / 100', d.level ? h('span.level', ` · ${d.levelText || d.level}`) : null),
       h('p', d.feedback || ''),
       d.totalScore !== null && d.totalScore !== undefined ? h('p.muted', `Running interview score: ${d.totalScore}`) : null));
   }
@@ -580,7 +580,7 @@ async function reportView(root, sid, onCleanup) {
   const playback = (rep.playbackItems || []).map((p) => h(p.isFollowUp ? 'li.playback-item.followup' : 'li.playback-item',
     h('div.row.between',
       h('h3', p.isFollowUp ? `Follow-up ${p.questionNumber}` : `Question ${p.questionNumber}`, p.isFollowUp ? h('span.badge.badge-followup', 'follow-up') : null),
-      h('span.score-pill', `${scoreText(p.score)}${p.level ? ` · ${p.level}` : ''}`)),
+      h('span.score-pill', `${scoreText(p.score)}${p.level ? ` · ${p.levelText || p.level}` : ''}`)),
     h('p.q', p.questionContent),
     h('details', h('summary', 'Your answer'), h('p.answer', p.answerContent)),
     p.feedback ? h('p.feedback-text', p.feedback) : null,
