@@ -80,6 +80,7 @@ var policy = map[string]string{
 	"PUT /api/xunzhi/v1/interview/sessions/:sid/finish":                 "owner",
 
 	"POST /api/xunzhi/v1/speech/transcriptions":       "user",
+	"GET /api/xunzhi/v1/speech/capabilities":          "user",
 	"GET /api/xunzhi/v1/xunfei/audio-to-text/:userId": "socket",
 
 	"POST /api/xunzhi/v1/xunfei/tts/tasks": "user", "GET /api/xunzhi/v1/xunfei/tts/tasks": "user",
