@@ -1,11 +1,6 @@
 package main
 
 import (
-	"bufio"
-	"fmt"
-	"net/http"
-	"strconv"
-	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -164,21 +159,9 @@ func TestDatabaseFaults(t *testing.T) {
 // goroutines reads go_goroutines from /metrics.
 func goroutines(t *testing.T, base string) int {
 	t.Helper()
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		t.Fatal(err)
+	n, ok := servertest.Metric(t, base, "go_goroutines")
+	if !ok {
+		t.Fatal("no go_goroutines in /metrics")
 	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), "go_goroutines "); ok {
-			n, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return int(n)
-		}
-	}
-	t.Fatal(fmt.Errorf("no go_goroutines in /metrics"))
-	return 0
+	return int(n)
 }

@@ -15,6 +15,7 @@ import (
 	"path/filepath"
 	"regexp"
 	"runtime"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -224,4 +225,30 @@ func Send(tb testing.TB, req *http.Request) Response {
 		tb.Fatalf("%s %s: status %d, body is not an envelope: %q", req.Method, req.URL, resp.StatusCode, raw)
 	}
 	return r
+}
+
+// Metric reads one sample of the server's /metrics at base: the value of
+// the line that starts with name (with its labels, if any) and a space, and
+// whether there is one.
+func Metric(tb testing.TB, base, name string) (float64, bool) {
+	tb.Helper()
+	resp, err := http.Get(base + "/metrics")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	defer resp.Body.Close()
+	sc := bufio.NewScanner(resp.Body)
+	for sc.Scan() {
+		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
+			f, err := strconv.ParseFloat(v, 64)
+			if err != nil {
+				tb.Fatalf("metric %s: %v", name, err)
+			}
+			return f, true
+		}
+	}
+	if err := sc.Err(); err != nil {
+		tb.Fatal(err)
+	}
+	return 0, false
 }

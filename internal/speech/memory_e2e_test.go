@@ -98,28 +98,6 @@ func openDrop(tb testing.TB, wsURL string, pcm []byte) string {
 	return m.Type
 }
 
-// metric returns the value of an unlabelled metric of srv's /metrics.
-func metric(tb testing.TB, srv *servertest.Server, name string) float64 {
-	tb.Helper()
-	resp, err := http.Get(srv.URL + "/metrics")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, err := strconv.ParseFloat(v, 64)
-			if err != nil {
-				tb.Fatal(err)
-			}
-			return f
-		}
-	}
-	tb.Fatalf("no metric %s", name)
-	return 0
-}
-
 // memoryCycles is how many open/drop cycles TestSpeechMemoryCeiling runs;
 // each opens one socket per user at once.
 const memoryCycles = 200
@@ -238,4 +216,14 @@ func TestSpeechMemoryCeiling(t *testing.T) {
 	if idle > fresh*3/2 {
 		t.Fatalf("idle RSS %d KiB after %d cycles and the idle release, over 1.5 × the fresh process's %d KiB", idle, memoryCycles, fresh)
 	}
+}
+
+// metric reads an unlabelled metric of srv's /metrics; a missing one fails.
+func metric(tb testing.TB, srv *servertest.Server, name string) float64 {
+	tb.Helper()
+	v, ok := servertest.Metric(tb, srv.URL, name)
+	if !ok {
+		tb.Fatalf("no metric %s", name)
+	}
+	return v
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -282,22 +281,11 @@ func TestTwoInstancesSynthesizeOnce(t *testing.T) {
 	}
 }
 
+var _ = os.Getenv
+
 // metric reads one sample of the server's /metrics (0 when absent).
 func metric(tb testing.TB, base, name string) float64 {
 	tb.Helper()
-	resp, err := http.Get(base + "/metrics")
-	if err != nil {
-		tb.Fatal(err)
-	}
-	defer resp.Body.Close()
-	sc := bufio.NewScanner(resp.Body)
-	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), name+" "); ok {
-			f, _ := strconv.ParseFloat(v, 64)
-			return f
-		}
-	}
-	return 0
+	v, _ := servertest.Metric(tb, base, name)
+	return v
 }
-
-var _ = os.Getenv
