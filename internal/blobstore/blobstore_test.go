@@ -1,0 +1,137 @@
+package blobstore_test
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"io"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore/s3test"
+)
+
+// stores returns a directory store and a store on a real S3 server.
+func stores(t *testing.T) (map[string]*blobstore.Store, *s3test.Server) {
+	t.Helper()
+	srv := s3test.Start(t)
+	out := map[string]*blobstore.Store{}
+	for name, u := range map[string]string{"file": "file://" + t.TempDir() + "/files", "s3": srv.URL()} {
+		s, err := blobstore.Open(context.Background(), u)
+		if err != nil {
+			t.Fatalf("open %s: %v", u, err)
+		}
+		t.Cleanup(func() { s.Close() })
+		out[name] = s
+	}
+	return out, srv
+}
+
+func TestRoundTripAndRange(t *testing.T) {
+	all, _ := stores(t)
+	ctx := context.Background()
+	data := bytes.Repeat([]byte("0123456789"), 100_000) // 1 MB
+	for name, s := range all {
+		t.Run(name, func(t *testing.T) {
+			if err := s.Ping(ctx); err != nil {
+				t.Fatalf("ping: %v", err)
+			}
+			if err := s.Put(ctx, "a/b/c.bin", bytes.NewReader(data), "application/octet-stream"); err != nil {
+				t.Fatalf("put: %v", err)
+			}
+			got, err := s.ReadAll(ctx, "a/b/c.bin")
+			if err != nil || !bytes.Equal(got, data) {
+				t.Fatalf("read back %d bytes, err %v", len(got), err)
+			}
+			info, err := s.Stat(ctx, "a/b/c.bin")
+			if err != nil || info.Size != int64(len(data)) {
+				t.Fatalf("stat = %+v, %v", info, err)
+			}
+			// Range through http.ServeContent on the lazily seeking reader.
+			obj, err := s.Open(ctx, "a/b/c.bin")
+			if err != nil {
+				t.Fatal(err)
+			}
+			req := httptest.NewRequest(http.MethodGet, "/x", nil)
+			req.Header.Set("Range", "bytes=500000-500009")
+			rec := httptest.NewRecorder()
+			http.ServeContent(rec, req, "c.bin", info.ModTime, obj)
+			obj.Close()
+			if rec.Code != http.StatusPartialContent || rec.Body.String() != "0123456789" {
+				t.Fatalf("range: %d %q", rec.Code, rec.Body.String())
+			}
+			if cr := rec.Header().Get("Content-Range"); cr != "bytes 500000-500009/1000000" {
+				t.Fatalf("Content-Range = %q", cr)
+			}
+			n, err := s.Count(ctx, "a/")
+			if err != nil || n != 1 {
+				t.Fatalf("count = %d, %v", n, err)
+			}
+			if err := s.DeletePrefix(ctx, "a/"); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := s.Stat(ctx, "a/b/c.bin"); !errors.Is(err, blobstore.ErrNotFound) {
+				t.Fatalf("after delete: %v, want ErrNotFound", err)
+			}
+			if err := s.Delete(ctx, "a/b/c.bin"); err != nil {
+				t.Fatalf("deleting a missing blob: %v", err)
+			}
+		})
+	}
+}
+
+// A failing source leaves no blob behind.
+func TestPutFailedSourceLeavesNothing(t *testing.T) {
+	all, _ := stores(t)
+	ctx := context.Background()
+	for name, s := range all {
+		t.Run(name, func(t *testing.T) {
+			src := io.MultiReader(strings.NewReader("half"), errReader{})
+			if err := s.Put(ctx, "half.bin", src, ""); err == nil {
+				t.Fatal("put of a failing source succeeded")
+			}
+			if n, _ := s.Count(ctx, ""); n != 0 {
+				t.Fatalf("%d blobs after a failed put, want 0", n)
+			}
+		})
+	}
+}
+
+type errReader struct{}
+
+func (errReader) Read([]byte) (int, error) { return 0, errors.New("source broke") }
+
+// A stopped server is ErrUnavailable; it works again once back.
+func TestOutage(t *testing.T) {
+	all, srv := stores(t)
+	s := all["s3"]
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	srv.Stop()
+	if err := s.PutBytes(ctx, "k", []byte("v"), ""); !errors.Is(err, blobstore.ErrUnavailable) {
+		t.Fatalf("put while down: %v, want ErrUnavailable", err)
+	}
+	if _, err := s.ReadAll(ctx, "k"); !errors.Is(err, blobstore.ErrUnavailable) {
+		t.Fatalf("read while down: %v, want ErrUnavailable", err)
+	}
+	srv.Start()
+	if err := s.PutBytes(ctx, "k", []byte("v"), ""); err != nil {
+		t.Fatalf("put after restart: %v", err)
+	}
+}
+
+func TestMask(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"s3://b?endpoint=http://h:9000&region=r&use_path_style=true", "s3://b?endpoint=http%3A%2F%2Fh%3A9000&region=r&use_path_style=true"},
+		{"s3://key:secret@b?region=r", "s3://%2A%2A%2A%2A%2A%2A@b?region=r"},
+		{"s3://b?secret_access_key=xyz", "s3://b?secret_access_key=%2A%2A%2A%2A%2A%2A"},
+	} {
+		if got := blobstore.Mask(tc.in); got != tc.want {
+			t.Errorf("Mask(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
