@@ -4,9 +4,8 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/doctext"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
@@ -47,8 +47,8 @@ type Config struct {
 	MaxFileBytes int64
 	// FileContextChars bounds the file text given to the agent per turn.
 	FileContextChars int
-	// UploadDir holds the uploaded bytes, under one directory per user.
-	UploadDir string
+	// Files keeps the uploaded bytes, under FileKey(user id, file id).
+	Files *blobstore.Store
 }
 
 // Defaults used when a Config field is zero.
@@ -75,10 +75,10 @@ type Service struct {
 	now      func() time.Time
 }
 
-// NewService returns an agent service. UploadDir is required.
+// NewService returns an agent service. Config.Files is required.
 func NewService(store Store, chats *chat.Service, resolver Resolver, cfg Config) (*Service, error) {
-	if cfg.UploadDir == "" {
-		return nil, fmt.Errorf("agent: upload directory is required")
+	if cfg.Files == nil {
+		return nil, fmt.Errorf("agent: Config.Files is required")
 	}
 	if strings.TrimSpace(cfg.DefaultAgentName) == "" {
 		cfg.DefaultAgentName = DefaultAgentName
@@ -312,39 +312,49 @@ func (s *Service) Upload(ctx context.Context, userID string, in UploadInput) (Fi
 	f := File{ID: ids.New(), UserID: userID, SessionID: in.SessionID, BizType: in.BizType, FileName: name,
 		MIME: doc.MIME, Size: int64(len(in.Data)), SHA256: hex.EncodeToString(sum[:]),
 		Chars: utf8.RuneCountInString(doc.Text), Truncated: doc.Truncated, Text: doc.Text, CreatedAt: s.now()}
-	path, err := s.writeFile(userID, f.ID, in.Data)
-	if err != nil {
-		return File{}, err
+	// The blob first, then the row that names it; a row that could not be
+	// written takes its blob with it (or the orphan sweep does, when this
+	// instance dies in between).
+	key := FileKey(userID, f.ID)
+	if err := s.cfg.Files.PutBytes(ctx, key, in.Data, doc.MIME); err != nil {
+		return File{}, blobErr(err)
 	}
 	if err := s.store.CreateFile(ctx, f); err != nil {
-		_ = os.Remove(path)
+		_ = s.cfg.Files.Delete(context.WithoutCancel(ctx), key)
 		return File{}, err
 	}
 	return f, nil
 }
 
-// writeFile stores data as UploadDir/<userID>/<fileID>, atomically.
-func (s *Service) writeFile(userID, fileID string, data []byte) (string, error) {
-	dir := filepath.Join(s.cfg.UploadDir, userID)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return "", apperr.Internal(fmt.Errorf("create upload directory: %w", err))
-	}
-	path := filepath.Join(dir, fileID)
-	tmp, err := os.CreateTemp(dir, fileID+".*.tmp")
+// FilePrefix starts the key of every agent file in the file store.
+const FilePrefix = "uploads/agent/"
+
+// FileKey is the file store key of a user's file.
+func FileKey(userID, fileID string) string { return FilePrefix + userID + "/" + fileID }
+
+// openBlob opens the stored bytes of a user's file (ranges are fetched as
+// read); the caller closes it.
+func (s *Service) openBlob(ctx context.Context, userID, fileID string) (*blobstore.Object, error) {
+	obj, err := s.cfg.Files.Open(ctx, FileKey(userID, fileID))
 	if err != nil {
-		return "", apperr.Internal(fmt.Errorf("create upload file: %w", err))
+		return nil, blobErr(err)
 	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
+	return obj, nil
+}
+
+// removeBlob deletes the stored bytes of a file whose row is gone; a failure
+// leaves an orphan for the sweep, not an error for the user.
+func (s *Service) removeBlob(ctx context.Context, userID, fileID string) {
+	_ = s.cfg.Files.Delete(context.WithoutCancel(ctx), FileKey(userID, fileID))
+}
+
+// blobErr maps a file store error: 503 while the store is down.
+func blobErr(err error) error {
+	switch {
+	case errors.Is(err, blobstore.ErrUnavailable):
+		return apperr.FileStoreDown(err)
+	case errors.Is(err, blobstore.ErrNotFound):
+		return apperr.NotFound("the stored bytes of this file")
 	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
-	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-		return "", apperr.Internal(fmt.Errorf("write upload file: %w", werr))
-	}
-	return path, nil
+	return apperr.Internal(fmt.Errorf("agent file: %w", err))
 }

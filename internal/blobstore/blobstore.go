@@ -77,8 +77,10 @@ func Open(ctx context.Context, rawURL string) (*Store, error) {
 		}
 		// Temporary files next to the final ones: a rename within one
 		// file system is atomic, and a data dir on another device than
-		// /tmp still works.
-		b, err = fileblob.OpenBucket(dir, &fileblob.Options{CreateDir: true, NoTempDir: true})
+		// /tmp still works. No sidecar metadata files: the database keeps the
+		// content types, and the directory holds exactly the blobs.
+		b, err = fileblob.OpenBucket(dir, &fileblob.Options{CreateDir: true, NoTempDir: true,
+			Metadata: fileblob.MetadataDontWrite})
 	case "s3":
 		if u.Host == "" {
 			return nil, errors.New("blobstore: s3:// URL needs a bucket, e.g. s3://aimeeting?region=us-east-1")

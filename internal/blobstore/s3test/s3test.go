@@ -15,6 +15,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 )
 
 // Version of the gateway installed.
@@ -184,3 +186,20 @@ func (s *Server) Stop() {
 	_ = s.cmd.Wait()
 	s.cmd = nil
 }
+
+// Open opens the store at rawURL, closed at the end of the test.
+func Open(tb testing.TB, rawURL string) *blobstore.Store {
+	tb.Helper()
+	s, err := blobstore.Open(context.Background(), rawURL)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	tb.Cleanup(func() { s.Close() })
+	return s
+}
+
+// Files opens a directory store on dir.
+func Files(tb testing.TB, dir string) *blobstore.Store { return Open(tb, "file://"+dir) }
+
+// Store opens the server's bucket.
+func (s *Server) Store() *blobstore.Store { return Open(s.tb, s.URL()) }
