@@ -11,7 +11,6 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
-	"path/filepath"
 	"strconv"
 	"time"
 
@@ -25,6 +24,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/agent"
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/doctext"
@@ -83,6 +83,24 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		return nil, setting("database.dsn", err)
 	}
 	a.closers = append(a.closers, func() error { return db.Close(gdb) })
+	// Every file (resumes, agent files, TTS audio) lives in one store: a
+	// directory, or an object store shared by all instances. It is not
+	// required to answer at start-up: the routes that need it answer 503
+	// while it is down, everything else works.
+	files, err := blobstore.Open(ctx, cfg.Storage.URL)
+	if err != nil {
+		return nil, setting("storage.url", err)
+	}
+	a.closers = append(a.closers, files.Close)
+	{
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := files.Ping(pctx); err != nil {
+			log.Warn("file store not reachable at start-up: file routes answer 503 until it is", "storage", files.String(), "err", err)
+		} else {
+			log.Info("file store", "storage", files.String())
+		}
+		cancel()
+	}
 	rdb := openRedis(ctx, cfg.Redis, log) // nil without Redis
 	var redisDown *redisx.Breaker         // nil without Redis
 	if rdb != nil {
@@ -146,9 +164,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
 	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
-		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars})
+		interview.Config{Files: files, Presign: cfg.Storage.Presign, Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars})
 	if err != nil {
-		return nil, setting("data-dir", err)
+		return nil, err
 	}
 	chats := chat.NewService(chat.NewGormStore(gdb), aiConfigs, chat.Config{
 		MaxMessageChars: cfg.Chat.MaxMessageChars,
@@ -160,10 +178,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		DefaultAgentName: cfg.Agents.DefaultAgentName,
 		MaxFileBytes:     cfg.Agents.MaxFileBytes,
 		FileContextChars: cfg.Agents.FileContextChars,
-		UploadDir:        filepath.Join(cfg.DataDir, "uploads", "agent"),
+		Files:            files,
 	})
 	if err != nil {
-		return nil, setting("data-dir", err)
+		return nil, err
 	}
 	recognizer, err := speechRecognizer(cfg.Speech, log, reg)
 	if err != nil {
@@ -192,14 +210,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	if synth == nil {
 		log.Warn("no TTS provider: install espeak-ng (scripts/tts-deps.sh) or set tts.provider; TTS requests will fail with 503")
 	}
-	// Audio lives under <data-dir>/tts: instances sharing a database must
-	// share that directory too (see docs/tts.md). The worker's closer (the
-	// first to run) releases the tasks it runs so that they resume
-	// elsewhere or after a restart.
-	voices, err := tts.NewService(tts.NewGormStore(gdb), synth, flights, ttsConfig(cfg, ttsName),
+	// Audio lives in the file store, shared by every instance (see
+	// docs/cluster.md). The worker's closer (the first to run) releases the
+	// tasks it runs so that they resume elsewhere or after a restart.
+	voices, err := tts.NewService(tts.NewGormStore(gdb), synth, flights, ttsConfig(cfg, ttsName, files),
 		log.With("domain", "tts"), reg)
 	if err != nil {
-		return nil, setting("data-dir", err)
+		return nil, err
 	}
 	voices.Start()
 	a.closers = append(a.closers, voices.Close)
