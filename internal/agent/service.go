@@ -30,6 +30,7 @@ type Store interface {
 	Page(ctx context.Context, p page.Request, f Filter) (page.Result[Agent], error)
 	CreateFile(ctx context.Context, f File) error
 	SessionFiles(ctx context.Context, userID, sessionID string, limit int) ([]File, error)
+	FileIDsInUse(ctx context.Context, ids []string) (map[string]bool, error)
 }
 
 // Resolver turns a provider configuration id into a ready provider
@@ -331,6 +332,27 @@ const FilePrefix = "uploads/agent/"
 
 // FileKey is the file store key of a user's file.
 func FileKey(userID, fileID string) string { return FilePrefix + userID + "/" + fileID }
+
+// NamedBlobs reports which of keys (under FilePrefix) a file row names;
+// the orphan sweep deletes the others.
+func (s *Service) NamedBlobs(ctx context.Context, keys []string) (map[string]bool, error) {
+	byID := make(map[string]string, len(keys))
+	ids := make([]string, 0, len(keys))
+	for _, k := range keys {
+		id := k[strings.LastIndexByte(k, '/')+1:]
+		byID[id] = k
+		ids = append(ids, id)
+	}
+	inUse, err := s.store.FileIDsInUse(ctx, ids)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(inUse))
+	for id := range inUse {
+		out[byID[id]] = true
+	}
+	return out, nil
+}
 
 // openBlob opens the stored bytes of a user's file (ranges are fetched as
 // read); the caller closes it.

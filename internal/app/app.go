@@ -220,6 +220,18 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	}
 	voices.Start()
 	a.closers = append(a.closers, voices.Close)
+	if cfg.Storage.SweepInterval > 0 {
+		// Blobs that no row names (an instance died between the blob and
+		// its row, or a delete of the blob failed) go after a grace period.
+		owners := []blobstore.Owner{
+			{Prefix: interview.ResumePrefix, Named: interviews.NamedBlobs},
+			{Prefix: agent.FilePrefix, Named: agents.NamedBlobs},
+			{Prefix: tts.AudioPrefix, Named: voices.NamedBlobs},
+			{Prefix: tts.WorkPrefix, Named: voices.NamedBlobs},
+		}
+		a.closers = append(a.closers, startSweeper(files, owners, rdb, cfg.Redis.KeyPrefix,
+			cfg.Storage.SweepInterval, cfg.Storage.SweepGrace, log.With("domain", "blobs")))
+	}
 	log.Info("tts ready", "provider", ttsName, "mp3", voices.Config().Lame != "", "maxConcurrency", voices.Config().MaxConcurrency)
 
 	// HTTP flow limits, shared through Redis when configured.

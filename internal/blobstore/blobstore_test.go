@@ -135,3 +135,36 @@ func TestMask(t *testing.T) {
 		}
 	}
 }
+
+// The sweep deletes an old blob no row names, keeps a named one, a young
+// one and one under no owner's prefix.
+func TestSweep(t *testing.T) {
+	all, _ := stores(t)
+	ctx := context.Background()
+	for name, s := range all {
+		t.Run(name, func(t *testing.T) {
+			for _, k := range []string{"files/named", "files/orphan", "other/x"} {
+				if err := s.PutBytes(ctx, k, []byte(k), ""); err != nil {
+					t.Fatal(err)
+				}
+			}
+			owners := []blobstore.Owner{{Prefix: "files/", Named: func(_ context.Context, keys []string) (map[string]bool, error) {
+				return map[string]bool{"files/named": true}, nil
+			}}}
+			// Within the grace period nothing goes.
+			res, err := blobstore.Sweep(ctx, s, time.Hour, time.Now(), owners)
+			if err != nil || res.Deleted != 0 {
+				t.Fatalf("young sweep = %+v, %v", res, err)
+			}
+			res, err = blobstore.Sweep(ctx, s, time.Minute, time.Now().Add(2*time.Minute), owners)
+			if err != nil || res.Checked != 2 || res.Deleted != 1 {
+				t.Fatalf("sweep = %+v, %v; want 2 checked, 1 deleted", res, err)
+			}
+			var left []string
+			_ = s.List(ctx, "", func(i blobstore.Info) error { left = append(left, i.Key); return nil })
+			if strings.Join(left, ",") != "files/named,other/x" {
+				t.Fatalf("left %v", left)
+			}
+		})
+	}
+}

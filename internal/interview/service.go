@@ -55,6 +55,7 @@ type Store interface {
 	CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error)
 	FailAnswer(ctx context.Context, sessionID string, version int64, t Turn) error
 	File(ctx context.Context, userID, id string) (File, error)
+	PathsInUse(ctx context.Context, paths []string) (map[string]bool, error)
 	AddDemeanor(ctx context.Context, sessionID, imageHash string, d DemeanorResult, now time.Time) error
 	DemeanorComposites(ctx context.Context, sessionID string) ([]int, error)
 	DemeanorByImage(ctx context.Context, sessionID, imageHash string) (DemeanorResult, bool, error)
@@ -441,6 +442,24 @@ func (s *Service) removeFile(ctx context.Context, rel string) {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "interview: remove resume file (the orphan sweep retries)",
 			slog.String("path", rel), slog.Any("err", err))
 	}
+}
+
+// NamedBlobs reports which of keys (under ResumePrefix) a resume row names;
+// the orphan sweep deletes the others.
+func (s *Service) NamedBlobs(ctx context.Context, keys []string) (map[string]bool, error) {
+	paths := make([]string, 0, len(keys))
+	for _, k := range keys {
+		paths = append(paths, strings.TrimPrefix(k, ResumePrefix))
+	}
+	inUse, err := s.store.PathsInUse(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(inUse))
+	for p := range inUse {
+		out[ResumePrefix+p] = true
+	}
+	return out, nil
 }
 
 // blobErr maps a file store error: 503 while the store is down, 404 for a

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"strings"
 	"sync"
 	"time"
 
@@ -433,6 +434,47 @@ const (
 func audioKey(key, enc string) string { return AudioPrefix + key + "." + enc }
 
 func metaKey(key, enc string) string { return AudioPrefix + key + "." + enc + ".json" }
+
+// NamedBlobs reports which of keys (under AudioPrefix or WorkPrefix) a
+// task still needs: the audio of a key some task has, the segments of a
+// key a queued or running task has. The orphan sweep deletes the others.
+func (s *Service) NamedBlobs(ctx context.Context, keys []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	seen := map[string]bool{} // answers by "audio|key" or "work|key"
+	for _, k := range keys {
+		var q, key string
+		switch {
+		case strings.HasPrefix(k, AudioPrefix):
+			name := strings.TrimSuffix(strings.TrimPrefix(k, AudioPrefix), ".json")
+			if i := strings.LastIndexByte(name, '.'); i > 0 {
+				name = name[:i] // the encoding
+			}
+			q, key = "audio", name
+		case strings.HasPrefix(k, WorkPrefix):
+			rest := strings.TrimPrefix(k, WorkPrefix)
+			q, key = "work", rest[:max(strings.IndexByte(rest, '/'), 0)]
+		default:
+			continue
+		}
+		used, ok := seen[q+"|"+key]
+		if !ok {
+			var err error
+			if q == "audio" {
+				used, err = s.store.KeyInUse(ctx, key, "")
+			} else {
+				used, err = s.store.KeyPending(ctx, key)
+			}
+			if err != nil {
+				return nil, err
+			}
+			seen[q+"|"+key] = used
+		}
+		if used {
+			out[k] = true
+		}
+	}
+	return out, nil
+}
 
 // workPrefix starts the segment blobs of key.
 func workPrefix(key string) string { return WorkPrefix + key + "/" }
