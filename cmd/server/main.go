@@ -32,6 +32,9 @@ func main() {
 
 // run parses flags, loads the configuration and serves until ctx is done.
 func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "blobs" {
+		return runBlobs(ctx, args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("server", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	configPath := fs.String("config", "", "configuration file (YAML); default ./application.yaml when present")

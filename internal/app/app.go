@@ -11,6 +11,8 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
+	"path/filepath"
 	"strconv"
 	"time"
 
@@ -92,6 +94,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		return nil, setting("storage.url", err)
 	}
 	a.closers = append(a.closers, files.Close)
+	for _, old := range []string{"uploads", "tts"} {
+		// Files of a version from before storage.url lie right under the
+		// data dir: they are copied, not moved, by blobs migrate.
+		if st, err := os.Stat(filepath.Join(cfg.DataDir, old)); err == nil && st.IsDir() {
+			log.Warn("files from before storage.url found under the data dir: copy them into the file store with "+
+				"`aimeeting blobs migrate --from file://<data-dir> --to <storage.url>`", "dir", filepath.Join(cfg.DataDir, old),
+				"storage", files.String())
+			break
+		}
+	}
 	{
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := files.Ping(pctx); err != nil {

@@ -168,3 +168,53 @@ func TestSweep(t *testing.T) {
 		})
 	}
 }
+
+type countProgress struct{ started, copied, skipped int }
+
+func (c *countProgress) Start(files int, _ int64) { c.started = files }
+func (c *countProgress) Done(_ string, _ int64, copied bool) {
+	if copied {
+		c.copied++
+	} else {
+		c.skipped++
+	}
+}
+
+// Migration copies the service's prefixes only, and a second run copies
+// nothing (idempotent); a copy stopped half way resumes.
+func TestMigrate(t *testing.T) {
+	all, _ := stores(t)
+	ctx := context.Background()
+	src, dst := all["file"], all["s3"]
+	want := map[string]string{"uploads/resumes/u1/f1": "resume", "uploads/agent/u1/f2": "agent file",
+		"tts/audio/k.wav": "RIFF...", "tts/audio/k.wav.json": "{}"}
+	for k, v := range want {
+		if err := src.PutBytes(ctx, k, []byte(v), ""); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := src.PutBytes(ctx, "aimeeting.db", []byte("not a file of the store"), ""); err != nil {
+		t.Fatal(err)
+	}
+	// An earlier run had copied one file.
+	if err := dst.PutBytes(ctx, "uploads/resumes/u1/f1", []byte("resume"), ""); err != nil {
+		t.Fatal(err)
+	}
+	var p countProgress
+	res, err := blobstore.Migrate(ctx, src, dst, blobstore.DefaultPrefixes, &p)
+	if err != nil || res.Files != 4 || res.Copied != 3 || res.Skipped != 1 || p.copied != 3 || p.skipped != 1 {
+		t.Fatalf("migrate = %+v %+v, %v", res, p, err)
+	}
+	for k, v := range want {
+		if got, err := dst.ReadAll(ctx, k); err != nil || string(got) != v {
+			t.Fatalf("%s at the destination = %q, %v", k, got, err)
+		}
+	}
+	if _, err := dst.Stat(ctx, "aimeeting.db"); !errors.Is(err, blobstore.ErrNotFound) {
+		t.Fatalf("a file outside the prefixes was copied: %v", err)
+	}
+	res, err = blobstore.Migrate(ctx, src, dst, blobstore.DefaultPrefixes, nil)
+	if err != nil || res.Copied != 0 || res.Skipped != 4 {
+		t.Fatalf("second run = %+v, %v; want everything skipped", res, err)
+	}
+}
