@@ -65,7 +65,9 @@ func upload(t *testing.T, url, token, field, filename string, data []byte) serve
 func fetch(t *testing.T, url, token string, header ...string) (int, http.Header, []byte) {
 	t.Helper()
 	req, _ := http.NewRequest("GET", url, nil)
-	req.Header.Set("Authorization", "Bearer "+token)
+	if token != "" {
+		req.Header.Set("Authorization", "Bearer "+token)
+	}
 	for i := 0; i+1 < len(header); i += 2 {
 		req.Header.Set(header[i], header[i+1])
 	}
@@ -409,5 +411,23 @@ func TestMigrateDataDirToS3(t *testing.T) {
 	}
 	if files := localFiles(t, s); len(files) != 0 {
 		t.Fatalf("files written to the data dir: %v", files)
+	}
+
+	// With storage.presign the audio redirects to a presigned URL of S3.
+	s.Stop(t)
+	s = servertest.Start(t, dir, s3Env(srv, "STORAGE_PRESIGN=1m")...)
+	req, _ := http.NewRequest("GET", s.URL+*v.AudioURL, nil)
+	req.Header.Set("Authorization", "Bearer "+tok)
+	resp, err := (&http.Client{CheckRedirect: func(*http.Request, []*http.Request) error { return http.ErrUseLastResponse }}).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	loc := resp.Header.Get("Location")
+	if resp.StatusCode != 302 || !strings.HasPrefix(loc, "http://"+srv.Addr()+"/") {
+		t.Fatalf("presigned audio: %d %q", resp.StatusCode, loc)
+	}
+	if st, _, got := fetch(t, loc, ""); st != 200 || !bytes.Equal(got, audio) {
+		t.Fatalf("GET the presigned URL: %d, %d bytes", st, len(got))
 	}
 }

@@ -218,3 +218,30 @@ func TestMigrate(t *testing.T) {
 		t.Fatalf("second run = %+v, %v; want everything skipped", res, err)
 	}
 }
+
+// An object store signs a URL that reads the blob without credentials; a
+// directory does not sign.
+func TestSignedURL(t *testing.T) {
+	all, _ := stores(t)
+	ctx := context.Background()
+	if _, ok, err := all["file"].SignedURL(ctx, "k", time.Minute); ok || err != nil {
+		t.Fatalf("file store signed: %v %v", ok, err)
+	}
+	s := all["s3"]
+	if err := s.PutBytes(ctx, "audio/a.wav", []byte("RIFF-bytes"), "audio/wav"); err != nil {
+		t.Fatal(err)
+	}
+	u, ok, err := s.SignedURL(ctx, "audio/a.wav", time.Minute)
+	if err != nil || !ok {
+		t.Fatalf("sign: %v %v", ok, err)
+	}
+	resp, err := http.Get(u)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != 200 || string(b) != "RIFF-bytes" {
+		t.Fatalf("GET signed URL: %d %q", resp.StatusCode, b)
+	}
+}
