@@ -152,10 +152,13 @@ func TestThreeInstancesShareOnlyObjectStore(t *testing.T) {
 	b := servertest.Start(t, "", env...)
 	c := servertest.Start(t, "", env...)
 	ctx := context.Background()
+	// Written by the first subtests, read while the store is down.
+	var aliceSession, bobAudio string
 
 	t.Run("interview", func(t *testing.T) {
 		ta, tb, tc := s3Login(t, a.URL, "alice"), s3Login(t, b.URL, "alice"), s3Login(t, c.URL, "alice")
 		sid := newSession(t, a.URL, ta)
+		aliceSession = sid
 		pdf := resumePDF(t)
 		if r := upload(t, a.URL+apiBase+"/interview/sessions/"+sid+"/interview-questions", ta, "resumePdf", "resume.pdf", pdf); r.Status != 200 {
 			t.Fatalf("upload on A: %s", r.Raw)
@@ -233,6 +236,7 @@ func TestThreeInstancesShareOnlyObjectStore(t *testing.T) {
 		if v.TaskStatus != tts.StatusDone || v.AudioURL == nil {
 			t.Fatalf("resumed task: %+v", v)
 		}
+		bobAudio = *v.AudioURL
 		resumed := servertest.Metric
 		ra, _ := resumed(t, a.URL, `tts_tasks_total{event="resumed"}`)
 		rc, _ := resumed(t, c.URL, `tts_tasks_total{event="resumed"}`)
@@ -310,6 +314,16 @@ func TestThreeInstancesShareOnlyObjectStore(t *testing.T) {
 		st, _, body := fetch(t, c.URL+apiBase+"/interview/sessions/"+sid+"/resume/preview", tc)
 		if st != 404 {
 			t.Fatalf("preview of a failed upload: %d %s", st, body)
+		}
+		// The files that exist answer 503 with the same message meanwhile.
+		for _, tc := range []struct{ url, user string }{
+			{a.URL + apiBase + "/interview/sessions/" + aliceSession + "/resume/preview", "alice"},
+			{a.URL + bobAudio, "bob"},
+		} {
+			st, _, body := fetch(t, tc.url, s3Login(t, a.URL, tc.user))
+			if st != 503 || !bytes.Contains(body, []byte(apperr.FileStoreMessage)) {
+				t.Fatalf("%s with the store down: %d %s", tc.url, st, body)
+			}
 		}
 		srv.Start()
 		slowProfile.Delete(interview.StageProfile)
