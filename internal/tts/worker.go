@@ -171,7 +171,9 @@ func (s *Service) run(t *Task) bool {
 		delete(s.running, t.ID)
 		s.mu.Unlock()
 		cancel(nil)
-		s.nudge() // room for another task
+		if !errors.Is(err, blobstore.ErrUnavailable) {
+			s.nudge() // room for another task
+		} // else: the released task is tried again on the next poll, not in a tight loop
 	}()
 	return true
 }
