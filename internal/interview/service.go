@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/doctext"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
@@ -82,6 +84,9 @@ type Config struct {
 	// MinChars is the fewest characters a resume must yield; zero means
 	// DefaultResumeMinChars, negative turns the check off.
 	MinChars int
+	// Registerer receives the interview's counters; nil leaves them
+	// unregistered.
+	Registerer prometheus.Registerer
 }
 
 // DefaultResumeMinChars is the fewest characters read from a resume for an
@@ -100,6 +105,7 @@ type Service struct {
 	cfg      Config
 	prompts  map[string]Prompt
 	log      *slog.Logger
+	metrics  metrics
 	now      func() time.Time
 }
 
@@ -132,7 +138,7 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 		prompts[stage] = p
 	}
 	return &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
-		log: cfg.Log, now: func() time.Time { return time.Now().UTC() }}, nil
+		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }}, nil
 }
 
 // Create starts a new session in DRAFT; the user's other active sessions
@@ -626,6 +632,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 		}
 		if t, err := s.store.TurnByRequest(ctx, sessionID, in.RequestID); err == nil {
 			if t.Status == TurnDone && t.Response != nil && s.now().Sub(t.CreatedAt) < replayFor {
+				s.metrics.replays.Inc()
 				return *t.Response, nil
 			}
 		} else if !apperr.Is(err, apperr.KindNotFound) {
@@ -639,6 +646,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 			return AnswerResp{}, invalidState("every question has been answered: finish the interview")
 		}
 		if in.QuestionNumber != sess.CurrentNumber {
+			s.metrics.stale.Inc()
 			return AnswerResp{}, staleQuestion(s.currentResp(st), in.QuestionNumber)
 		}
 		q, ok := st.question(sess.CurrentNumber)
@@ -654,6 +662,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 			return s.evaluate(ctx, st, q, sess.FlowVersion, in)
 		}
 		if sess.Flow == FlowEvaluating && !stale {
+			s.metrics.stale.Inc()
 			return AnswerResp{}, staleQuestion(s.currentResp(st), in.QuestionNumber)
 		}
 		turn := Turn{ID: ids.New(), SessionID: sess.ID, QuestionNumber: q.Number, RequestID: in.RequestID,
@@ -787,6 +796,7 @@ func (s *Service) completeAnswer(ctx context.Context, sessionID string, version 
 		return AnswerResp{}, err
 	}
 	if stored.Status == TurnDone && stored.Response != nil {
+		s.metrics.replays.Inc()
 		return *stored.Response, nil
 	}
 	return AnswerResp{}, invalidState("the answer was not stored because the session moved on; reload it")
