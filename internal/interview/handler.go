@@ -235,7 +235,7 @@ func (h *Handler) records(c *gin.Context) {
 		}
 		*dst = &v
 	}
-	f.Direction = c.Query("interviewDirection")
+	f.Direction, f.SessionID = c.Query("interviewDirection"), c.Query("sessionId")
 	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
 	httpx.Respond(c, res, err)
 }

@@ -494,7 +494,7 @@ func (st state) question(no string) (Question, bool) {
 func (st state) mainScores() []int {
 	var out []int
 	for _, t := range st.turns {
-		if t.Status == TurnDone && t.Scored != nil && !strings.Contains(t.QuestionNumber, "-F") {
+		if t.Status == TurnDone && t.Scored != nil && t.Scored.Hidden == "" && !strings.Contains(t.QuestionNumber, "-F") {
 			out = append(out, t.Scored.Score)
 		}
 	}
@@ -700,11 +700,12 @@ func staleQuestion(cur AnswerResp, sent string) error {
 // the EVALUATING phase at version, then stores the result (or, when another
 // instance stored it first, returns what it stored).
 func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (AnswerResp, error) {
-	v, err := s.score(ctx, st.sess.ID, sessionLanguage(st.sess), q, in.AnswerContent)
+	v, err := s.score(ctx, st.sess, q, in.AnswerContent)
 	if err != nil {
 		return s.evaluationFailed(ctx, st, version, in, err)
 	}
-	feedback := GuardFeedbackIn(sessionLanguage(st.sess), v.eval.Feedback, v.eval, q.Spec)
+	lang := sessionLanguage(st.sess)
+	feedback := withReviewNotice(lang, GuardFeedbackIn(lang, v.eval.Feedback, v.eval, q.Spec), v.scored.Reason)
 	decision, followUp := s.followUp(ctx, st, q, in.AnswerContent, v)
 	flow, next := st.advance(q, followUp)
 	turn, err := s.doneTurn(ctx, st.sess.ID, q, in, v, feedback, decision)
@@ -761,15 +762,21 @@ func (s *Service) doneTurn(ctx context.Context, sessionID string, q Question, in
 
 // answerResp is the response to an answer of q scored as scored.
 func (st state) answerResp(q Question, requestID string, scored Scored, feedback, flow, next string, followUp *Question) AnswerResp {
-	scores := append(st.mainScores(), scored.Score)
-	if q.IsFollow {
-		scores = st.mainScores()
+	lang := sessionLanguage(st.sess)
+	scores := st.mainScores()
+	if !q.IsFollow && scored.Hidden == "" {
+		scores = append(scores, scored.Score)
 	}
-	score := scored.Score
 	resp := AnswerResp{SessionID: st.sess.ID, RequestID: requestID, QuestionNumber: q.Number, QuestionContent: q.Content,
-		Score: &score, Level: scored.Level, LevelText: LevelText(scored.Level, sessionLanguage(st.sess)), TotalScore: SessionScore(scores), Feedback: feedback,
+		TotalScore: SessionScore(scores), Feedback: feedback,
 		FollowUpCount: st.followUpsAsked(mainOf(q.Number)), Finished: flow == FlowCompleted, IsSuccess: true,
 		Status: "done", Offline: st.sess.Offline}
+	if scored.Hidden != "" {
+		resp.ScoreHidden = hiddenScoreText(lang)
+	} else {
+		score := scored.Score
+		resp.Score, resp.Level, resp.LevelText = &score, scored.Level, LevelText(scored.Level, lang)
+	}
 	if followUp != nil {
 		resp.NextQuestionNumber, resp.NextQuestion, resp.IsFollowUp = followUp.Number, followUp.Content, true
 		resp.FollowUpCount++
@@ -813,9 +820,20 @@ type verdict struct {
 	reviewReason string
 }
 
-// score evaluates the answer and, when the rules ask for it, reviews it.
-func (s *Service) score(ctx context.Context, sessionID, lang string, q Question, answer string) (verdict, error) {
-	req, err := s.prompts[StageEvaluation].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer})
+// score evaluates the answer and, when the rules ask for it, reviews it;
+// a final verdict the evidence cannot support is hidden.
+func (s *Service) score(ctx context.Context, sess Session, q Question, answer string) (verdict, error) {
+	v, err := s.judge(ctx, sess.ID, sessionLanguage(sess), ResumeProfileText(sess.Profile, sess.Target), q, answer)
+	if err == nil {
+		v.scored.Hidden = EvidenceInsufficient(v.eval, v.review)
+	}
+	return v, err
+}
+
+// judge runs the evaluation and, when the rules ask for it, the review.
+func (s *Service) judge(ctx context.Context, sessionID, lang, profile string, q Question, answer string) (verdict, error) {
+	req, err := s.prompts[StageEvaluation].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
+		ResumeProfile: profile})
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}
@@ -831,7 +849,8 @@ func (s *Service) score(ctx context.Context, sessionID, lang string, q Question,
 	if !decision.Review {
 		return v, nil
 	}
-	req, err = s.prompts[StageReview].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer, Review: true})
+	req, err = s.prompts[StageReview].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer, Review: true,
+		ResumeProfile: profile})
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}

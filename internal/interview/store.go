@@ -1,6 +1,7 @@
 package interview
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -633,9 +634,28 @@ func (st *GormStore) Report(ctx context.Context, userID, sessionID string) (Repo
 	if err != nil {
 		return Report{}, fmt.Errorf("load report: %w", err)
 	}
+	return r.toReport()
+}
+
+// toReport decodes the stored report. Reports stored before they carried
+// their id, owner, times and finality get them from the row.
+func (r reportRow) toReport() (Report, error) {
 	var rep Report
 	if err := json.Unmarshal([]byte(r.Report), &rep); err != nil {
 		return Report{}, fmt.Errorf("decode report: %w", err)
+	}
+	rep.ID, rep.UserID, rep.SessionID, rep.Final = r.SessionID, r.UserID, r.SessionID, true
+	if rep.UpdateTime == "" {
+		rep.UpdateTime = r.CreatedAt.UTC().Format(time.RFC3339)
+	}
+	if rep.CreateTime == "" {
+		rep.CreateTime = cmp.Or(rep.StartTime, rep.UpdateTime)
+	}
+	if rep.InterviewSuggestions == nil {
+		rep.InterviewSuggestions = []string{}
+	}
+	if rep.Suggestions == nil {
+		rep.Suggestions = numbered(rep.InterviewSuggestions)
 	}
 	return rep, nil
 }
@@ -644,6 +664,7 @@ func (st *GormStore) Report(ctx context.Context, userID, sessionID string) (Repo
 type RecordFilter struct {
 	MinScore, MaxScore *int
 	Direction          string
+	SessionID          string
 }
 
 // PageReports lists a user's reports, newest first.
@@ -658,6 +679,9 @@ func (st *GormStore) PageReports(ctx context.Context, userID string, p page.Requ
 	if f.Direction != "" {
 		q = q.Where("direction LIKE ?"+db.LikeEscape, db.LikePattern(f.Direction))
 	}
+	if f.SessionID != "" {
+		q = q.Where("session_id = ?", f.SessionID)
+	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
 		return page.Result[Report]{}, fmt.Errorf("count reports: %w", err)
@@ -668,9 +692,9 @@ func (st *GormStore) PageReports(ctx context.Context, userID string, p page.Requ
 	}
 	out := make([]Report, 0, len(rows))
 	for _, r := range rows {
-		var rep Report
-		if err := json.Unmarshal([]byte(r.Report), &rep); err != nil {
-			return page.Result[Report]{}, fmt.Errorf("decode report: %w", err)
+		rep, err := r.toReport()
+		if err != nil {
+			return page.Result[Report]{}, err
 		}
 		rep.PlaybackItems = nil // the list shows summaries; the detail has the playback
 		out = append(out, rep)
