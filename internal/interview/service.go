@@ -63,6 +63,10 @@ type Store interface {
 	FinishSession(ctx context.Context, s Session, rep Report, now time.Time) (bool, error)
 	Report(ctx context.Context, userID, sessionID string) (Report, error)
 	PageReports(ctx context.Context, userID string, p page.Request, f RecordFilter) (page.Result[Report], error)
+	// AnySession loads a session whoever owns it (for admins).
+	AnySession(ctx context.Context, id string) (Session, error)
+	AddTrace(ctx context.Context, e TraceEntry) error
+	Traces(ctx context.Context, sessionID string) ([]TraceEntry, error)
 }
 
 // Config tunes the service.
@@ -404,7 +408,7 @@ func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedT
 	if err != nil {
 		return Profile{}, Questions{}, apperr.Internal(err)
 	}
-	profile, _, err := Invoke(ctx, s.inv, Call{Stage: StageProfile, SessionID: sessionID, BusinessKey: hash,
+	profile, _, err := tracedInvoke(ctx, s, Call{Stage: StageProfile, SessionID: sessionID, BusinessKey: hash,
 		Provider: s.provider, Request: req}, func(r llm.Response) (Profile, error) { return ParseProfile(r.Content) })
 	if err != nil {
 		return Profile{}, Questions{}, err
@@ -415,7 +419,7 @@ func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedT
 	if err != nil {
 		return Profile{}, Questions{}, apperr.Internal(err)
 	}
-	qs, _, err := Invoke(ctx, s.inv, Call{Stage: StageExtraction, SessionID: sessionID, BusinessKey: HashBytes([]byte(hash), []byte(target)),
+	qs, _, err := tracedInvoke(ctx, s, Call{Stage: StageExtraction, SessionID: sessionID, BusinessKey: HashBytes([]byte(hash), []byte(target)),
 		Provider: s.provider, Request: req}, func(r llm.Response) (Questions, error) { return ParseQuestions(r.Content) })
 	if err != nil {
 		return Profile{}, Questions{}, err
@@ -838,7 +842,7 @@ func (s *Service) judge(ctx context.Context, sessionID, lang, profile string, q 
 		return verdict{}, apperr.Internal(err)
 	}
 	parse := func(r llm.Response) (Evaluation, error) { return ParseEvaluation(r.Content) }
-	ev, _, err := Invoke(ctx, s.inv, Call{Stage: StageEvaluation, SessionID: sessionID, QuestionNumber: q.Number,
+	ev, _, err := tracedInvoke(ctx, s, Call{Stage: StageEvaluation, SessionID: sessionID, QuestionNumber: q.Number,
 		Answer: answer, Provider: s.provider, Request: req}, parse)
 	if err != nil {
 		return verdict{}, err
@@ -854,7 +858,7 @@ func (s *Service) judge(ctx context.Context, sessionID, lang, profile string, q 
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}
-	second, _, err := Invoke(ctx, s.inv, Call{Stage: StageReview, SessionID: sessionID, QuestionNumber: q.Number,
+	second, _, err := tracedInvoke(ctx, s, Call{Stage: StageReview, SessionID: sessionID, QuestionNumber: q.Number,
 		Answer: answer, Provider: s.provider, Request: req}, parse)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -873,7 +877,7 @@ func (s *Service) followUpText(ctx context.Context, sessionID, lang string, q Qu
 	req, err := s.prompts[StageFollowUp].In(lang).Request(FollowUpInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
 		Targets: targets, MissingPoints: missing})
 	if err == nil {
-		out, _, err := Invoke(ctx, s.inv, Call{Stage: StageFollowUp, SessionID: sessionID, QuestionNumber: q.Number,
+		out, _, err := tracedInvoke(ctx, s, Call{Stage: StageFollowUp, SessionID: sessionID, QuestionNumber: q.Number,
 			Answer: answer, Provider: s.provider, Request: req}, func(r llm.Response) (FollowUpOutput, error) { return ParseFollowUp(r.Content) })
 		if err == nil {
 			if text, ok := CleanFollowUp(out.FollowUp); ok {

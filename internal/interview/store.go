@@ -715,3 +715,73 @@ func (st *GormStore) DemeanorByImage(ctx context.Context, sessionID, imageHash s
 	return DemeanorResult{Assessed: r.Assessed, PanicLevel: r.Panic, SeriousnessLevel: r.Seriousness,
 		EmoticonHandling: r.Emoticon, CompositeScore: r.Composite}, true, nil
 }
+
+type traceRow struct {
+	ID             string `gorm:"primaryKey"`
+	SessionID      string
+	Stage          string
+	QuestionNumber string
+	Provider       string
+	Model          string
+	PromptVersion  string
+	LatencyMs      int64
+	Outcome        string
+	Error          *string
+	Parsed         *string
+	Raw            *string
+	RawTruncated   bool
+	CreatedAt      time.Time
+}
+
+func (traceRow) TableName() string { return "interview_traces" }
+
+// AnySession loads a session whoever owns it.
+func (st *GormStore) AnySession(ctx context.Context, id string) (Session, error) {
+	var r sessionRow
+	err := st.db.WithContext(ctx).Where("id = ?", id).Take(&r).Error
+	if db.IsNotFound(err) {
+		return Session{}, errSessionMissing
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("load session: %w", err)
+	}
+	return r.toSession(), nil
+}
+
+// AddTrace appends an entry to a session's AI trace.
+func (st *GormStore) AddTrace(ctx context.Context, e TraceEntry) error {
+	r := traceRow{ID: ids.New(), SessionID: e.SessionID, Stage: e.Stage, QuestionNumber: e.QuestionNumber, Provider: e.Provider,
+		Model: e.Model, PromptVersion: e.PromptVersion, LatencyMs: e.LatencyMs, Outcome: e.Outcome, RawTruncated: e.RawTruncated,
+		CreatedAt: e.At}
+	if e.Error != "" {
+		r.Error = strPtr(e.Error)
+	}
+	if len(e.Parsed) > 0 {
+		r.Parsed = strPtr(string(e.Parsed))
+	}
+	if e.Raw != "" {
+		r.Raw = strPtr(e.Raw)
+	}
+	if err := st.db.WithContext(ctx).Create(&r).Error; err != nil {
+		return fmt.Errorf("store trace: %w", err)
+	}
+	return nil
+}
+
+// Traces lists a session's AI trace, oldest first.
+func (st *GormStore) Traces(ctx context.Context, sessionID string) ([]TraceEntry, error) {
+	var rows []traceRow
+	if err := st.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list trace: %w", err)
+	}
+	out := make([]TraceEntry, len(rows))
+	for i, r := range rows {
+		out[i] = TraceEntry{At: r.CreatedAt.UTC(), SessionID: r.SessionID, Stage: r.Stage, QuestionNumber: r.QuestionNumber,
+			Provider: r.Provider, Model: r.Model, PromptVersion: r.PromptVersion, LatencyMs: r.LatencyMs, Outcome: r.Outcome,
+			Error: deref(r.Error), Raw: deref(r.Raw), RawTruncated: r.RawTruncated}
+		if r.Parsed != nil {
+			out[i].Parsed = json.RawMessage(*r.Parsed)
+		}
+	}
+	return out, nil
+}
