@@ -1,7 +1,7 @@
 -- +goose Up
 -- The AI trace of an interview (issue 20): one row per AI stage call
 -- (profile, extraction, evaluation, review, follow-up, demeanor) with the
--- model, prompt version, latency, single-flight outcome, the parsed result
+-- model, prompt version, latency, token usage, single-flight outcome, the parsed result
 -- and the model's raw text, both bounded and with credentials masked.
 -- Downloaded as JSONL by the session's owner or an admin.
 CREATE TABLE interview_traces (
@@ -13,6 +13,8 @@ CREATE TABLE interview_traces (
     model           VARCHAR(128) NOT NULL DEFAULT '',
     prompt_version  VARCHAR(64)  NOT NULL DEFAULT '',
     latency_ms      BIGINT       NOT NULL,
+    prompt_tokens   INT          NOT NULL DEFAULT 0,
+    completion_tokens INT        NOT NULL DEFAULT 0,
     outcome         VARCHAR(32)  NOT NULL DEFAULT '',
     error           TEXT         NULL,
     parsed          LONGTEXT     NULL,

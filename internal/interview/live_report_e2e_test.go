@@ -189,22 +189,24 @@ func TestLiveReportReviewFeedbackTraceAndCounters(t *testing.T) {
 		}
 	})
 
-	t.Run("AI trace", func(t *testing.T) {
-		// The download is JSON Lines, not an envelope (errors are).
-		get := func(cl *client) servertest.Response {
-			req, _ := http.NewRequest("GET", s.URL+api+"/interview/sessions/"+sid+"/trace", nil)
-			req.Header.Set("Authorization", "Bearer "+cl.token)
-			resp, err := http.DefaultClient.Do(req)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer resp.Body.Close()
-			body, err := io.ReadAll(resp.Body)
-			if err != nil {
-				t.Fatal(err)
-			}
-			return servertest.Response{Status: resp.StatusCode, Header: resp.Header, Raw: string(body)}
+	// The trace download is JSON Lines, not an envelope (errors are).
+	trace := func(t *testing.T, cl *client, sid string) servertest.Response {
+		t.Helper()
+		req, _ := http.NewRequest("GET", s.URL+api+"/interview/sessions/"+sid+"/trace", nil)
+		req.Header.Set("Authorization", "Bearer "+cl.token)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
 		}
+		defer resp.Body.Close()
+		body, err := io.ReadAll(resp.Body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return servertest.Response{Status: resp.StatusCode, Header: resp.Header, Raw: string(body)}
+	}
+	t.Run("AI trace", func(t *testing.T) {
+		get := func(cl *client) servertest.Response { return trace(t, cl, sid) }
 		if r := get(other); r.Status != 404 {
 			t.Fatalf("another user's trace: %d %s", r.Status, r.Raw)
 		}
@@ -247,6 +249,28 @@ func TestLiveReportReviewFeedbackTraceAndCounters(t *testing.T) {
 			if stages[st] != n {
 				t.Errorf("trace has %d %s entries, want %d (all: %v)", stages[st], st, n, stages)
 			}
+		}
+	})
+	t.Run("a failed stage is traced with its error", func(t *testing.T) {
+		fake.Fail(interview.StageProfile, true)
+		defer fake.Fail(interview.StageProfile, false)
+		osid := other.newSession()
+		if r := other.upload(osid, "resume.pdf", resumePDF(t), ""); r.Status < 500 {
+			t.Fatalf("upload with a failing model: %d %s", r.Status, r.Raw)
+		}
+		r := trace(t, other, osid)
+		var e interview.TraceEntry
+		if r.Status != 200 || strings.Count(r.Raw, "\n") != 1 {
+			t.Fatalf("trace of the failed upload: %d %q", r.Status, r.Raw)
+		}
+		if err := json.Unmarshal([]byte(r.Raw), &e); err != nil {
+			t.Fatal(err)
+		}
+		if e.Stage != interview.StageProfile || e.Error == "" || string(e.Parsed) != "null" || e.Outcome == "" {
+			t.Fatalf("failed call entry = %s", r.Raw)
+		}
+		if r := trace(t, c, osid); r.Status != 404 {
+			t.Fatalf("alice reading mallory's trace: %d", r.Status)
 		}
 	})
 }

@@ -717,20 +717,22 @@ func (st *GormStore) DemeanorByImage(ctx context.Context, sessionID, imageHash s
 }
 
 type traceRow struct {
-	ID             string `gorm:"primaryKey"`
-	SessionID      string
-	Stage          string
-	QuestionNumber string
-	Provider       string
-	Model          string
-	PromptVersion  string
-	LatencyMs      int64
-	Outcome        string
-	Error          *string
-	Parsed         *string
-	Raw            *string
-	RawTruncated   bool
-	CreatedAt      time.Time
+	ID               string `gorm:"primaryKey"`
+	SessionID        string
+	Stage            string
+	QuestionNumber   string
+	Provider         string
+	Model            string
+	PromptVersion    string
+	LatencyMs        int64
+	PromptTokens     int
+	CompletionTokens int
+	Outcome          string
+	Error            *string
+	Parsed           *string
+	Raw              *string
+	RawTruncated     bool
+	CreatedAt        time.Time
 }
 
 func (traceRow) TableName() string { return "interview_traces" }
@@ -751,8 +753,8 @@ func (st *GormStore) AnySession(ctx context.Context, id string) (Session, error)
 // AddTrace appends an entry to a session's AI trace.
 func (st *GormStore) AddTrace(ctx context.Context, e TraceEntry) error {
 	r := traceRow{ID: ids.New(), SessionID: e.SessionID, Stage: e.Stage, QuestionNumber: e.QuestionNumber, Provider: e.Provider,
-		Model: e.Model, PromptVersion: e.PromptVersion, LatencyMs: e.LatencyMs, Outcome: e.Outcome, RawTruncated: e.RawTruncated,
-		CreatedAt: e.At}
+		Model: e.Model, PromptVersion: e.PromptVersion, LatencyMs: e.LatencyMs, PromptTokens: e.PromptTokens,
+		CompletionTokens: e.CompletionTokens, Outcome: e.Outcome, RawTruncated: e.RawTruncated, CreatedAt: e.At}
 	if e.Error != "" {
 		r.Error = strPtr(e.Error)
 	}
@@ -777,7 +779,8 @@ func (st *GormStore) Traces(ctx context.Context, sessionID string) ([]TraceEntry
 	out := make([]TraceEntry, len(rows))
 	for i, r := range rows {
 		out[i] = TraceEntry{At: r.CreatedAt.UTC(), SessionID: r.SessionID, Stage: r.Stage, QuestionNumber: r.QuestionNumber,
-			Provider: r.Provider, Model: r.Model, PromptVersion: r.PromptVersion, LatencyMs: r.LatencyMs, Outcome: r.Outcome,
+			Provider: r.Provider, Model: r.Model, PromptVersion: r.PromptVersion, LatencyMs: r.LatencyMs,
+			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, Outcome: r.Outcome,
 			Error: deref(r.Error), Raw: deref(r.Raw), RawTruncated: r.RawTruncated}
 		if r.Parsed != nil {
 			out[i].Parsed = json.RawMessage(*r.Parsed)

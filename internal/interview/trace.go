@@ -41,6 +41,10 @@ type TraceEntry struct {
 	Model         string `json:"model"`
 	PromptVersion string `json:"promptVersion"`
 	LatencyMs     int64  `json:"latencyMs"`
+	// PromptTokens and CompletionTokens are the usage the model reported
+	// (0 when it reported none or was not called here).
+	PromptTokens     int `json:"promptTokens"`
+	CompletionTokens int `json:"completionTokens"`
 	// Outcome is the single-flight outcome (owner_new, follower,
 	// replay_l1, replay_redis, ...); "" when the call failed before it.
 	Outcome string `json:"outcome"`
@@ -58,12 +62,12 @@ type TraceEntry struct {
 // caller's error.
 func tracedInvoke[T any](ctx context.Context, s *Service, c Call, parse func(llm.Response) (T, error)) (T, singleflight.Outcome, error) {
 	var (
-		mu         sync.Mutex // protects raw and model: a retry parses again
-		raw, model string
+		mu   sync.Mutex // protects last: a retry parses again
+		last llm.Response
 	)
 	capture := func(r llm.Response) (T, error) {
 		mu.Lock()
-		raw, model = r.Content, r.Model
+		last = r
 		mu.Unlock()
 		return parse(r)
 	}
@@ -72,8 +76,9 @@ func tracedInvoke[T any](ctx context.Context, s *Service, c Call, parse func(llm
 	latency := time.Since(start)
 	mu.Lock()
 	e := TraceEntry{At: s.now(), SessionID: c.SessionID, Stage: c.Stage, QuestionNumber: c.QuestionNumber,
-		Model: model, PromptVersion: s.prompts[c.Stage].Version, LatencyMs: latency.Milliseconds(), Outcome: string(outcome)}
-	e.Raw, e.RawTruncated = boundRunes(redact.FreeText(raw), MaxTraceRawChars)
+		Model: last.Model, PromptVersion: s.prompts[c.Stage].Version, LatencyMs: latency.Milliseconds(),
+		PromptTokens: last.PromptTokens, CompletionTokens: last.CompletionTokens, Outcome: string(outcome)}
+	e.Raw, e.RawTruncated = boundRunes(redact.FreeText(last.Content), MaxTraceRawChars)
 	mu.Unlock()
 	if c.Provider != nil {
 		e.Provider = c.Provider.Name()
