@@ -23,6 +23,7 @@ import (
 //	user    any logged-in user (their own data, or shared read-only data)
 //	admin   admins only; others get 403
 //	owner   the owner of the resource in the path; anyone else gets 404
+//	owner-or-admin  the owner or any admin; another user gets 404
 //	socket  the WebSocket, which authenticates itself (token and path user)
 var policy = map[string]string{
 	"GET /": "public", "HEAD /": "public", "GET /index.html": "public",
@@ -78,6 +79,7 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/interview/sessions/:sid/radar-chart":            "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/radar-chart.svg":        "owner",
 	"PUT /api/xunzhi/v1/interview/sessions/:sid/finish":                 "owner",
+	"GET /api/xunzhi/v1/interview/sessions/:sid/trace":                  "owner-or-admin",
 
 	"POST /api/xunzhi/v1/speech/transcriptions":       "user",
 	"GET /api/xunzhi/v1/speech/capabilities":          "user",
@@ -300,6 +302,15 @@ func TestAuthorizationMatrix(t *testing.T) {
 				if r.Method == "GET" {
 					if got := m.call(owner, r.Method, path, body); got == 401 || got == 403 {
 						t.Errorf("owner: %d", got)
+					}
+				}
+			case "owner-or-admin":
+				if got != 404 {
+					t.Errorf("another user: %d, want 404", got)
+				}
+				for who, c := range map[string]caller{"an admin who is not the owner": admin, "owner": owner} {
+					if got := m.call(c, r.Method, path, body); got != 200 {
+						t.Errorf("%s: %d, want 200", who, got)
 					}
 				}
 			case "socket":
