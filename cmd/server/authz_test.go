@@ -69,6 +69,7 @@ var policy = map[string]string{
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview/answer-json": "owner",
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview/answer":      "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/restore":                "owner",
+	"GET /api/xunzhi/v1/interview/sessions/:sid/progress/:requestId":    "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/questions":    "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/score":        "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/suggestions":  "owner",

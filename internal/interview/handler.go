@@ -3,6 +3,7 @@ package interview
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -36,6 +37,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.POST("/interview/answer-json", answer, h.answerJSON)
 	sid.POST("/interview/answer", answer, h.answerForm)
 	sid.GET("/restore", read, h.restore)
+	sid.GET("/progress/:requestId", read, h.progress)
 	sid.GET("/interview/questions", read, h.questions)
 	sid.GET("/interview/score", read, h.score)
 	sid.GET("/interview/suggestions", read, h.suggestions)
@@ -114,9 +116,27 @@ func (h *Handler) upload(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	res, err := h.svc.UploadIn(c.Request.Context(), userID(c), c.Param("sid"), up.Filename, up.Data,
+	res, err := h.svc.UploadTracked(c.Request.Context(), userID(c), c.Param("sid"), uploadRequestID(c), up.Filename, up.Data,
 		c.PostForm("confirmedTarget"), c.PostForm("language"))
 	httpx.Respond(c, res, err)
+}
+
+// uploadRequestID is the id an upload's progress is reported under: the
+// requestId form field, else the client's own X-Request-Id header; "" (not
+// tracked) when the client sent neither.
+func uploadRequestID(c *gin.Context) string {
+	if id := strings.TrimSpace(c.PostForm("requestId")); id != "" {
+		return id
+	}
+	if h := c.GetHeader(httpx.HeaderRequestID); h != "" && h == httpx.RequestID(c) {
+		return h
+	}
+	return ""
+}
+
+func (h *Handler) progress(c *gin.Context) {
+	p, err := h.svc.Progress(c.Request.Context(), userID(c), c.Param("sid"), c.Param("requestId"))
+	httpx.Respond(c, p, err)
 }
 
 func (h *Handler) current(c *gin.Context) {

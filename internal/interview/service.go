@@ -82,6 +82,9 @@ type Config struct {
 	// MinChars is the fewest characters a resume must yield; zero means
 	// DefaultResumeMinChars, negative turns the check off.
 	MinChars int
+	// Progress keeps the progress of uploads and answers for polling
+	// (RedisProgress across instances); nil keeps it in process.
+	Progress ProgressStore
 }
 
 // DefaultResumeMinChars is the fewest characters read from a resume for an
@@ -101,6 +104,7 @@ type Service struct {
 	prompts  map[string]Prompt
 	log      *slog.Logger
 	now      func() time.Time
+	progress ProgressStore
 }
 
 // NewService returns the service; provider is the model every stage uses.
@@ -120,6 +124,9 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Progress == nil {
+		cfg.Progress = NewLocalProgress()
+	}
 	if err := os.MkdirAll(cfg.UploadDir, 0o750); err != nil {
 		return nil, fmt.Errorf("interview: upload dir: %w", err)
 	}
@@ -132,7 +139,7 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 		prompts[stage] = p
 	}
 	return &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
-		log: cfg.Log, now: func() time.Time { return time.Now().UTC() }}, nil
+		log: cfg.Log, now: func() time.Time { return time.Now().UTC() }, progress: cfg.Progress}, nil
 }
 
 // Create starts a new session in DRAFT; the user's other active sessions
@@ -212,6 +219,27 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 // is a 400 naming the language field.
 func (s *Service) UploadIn(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget,
 	language string) (UploadResult, error) {
+	return s.UploadTracked(ctx, userID, sessionID, "", filename, data, confirmedTarget, language)
+}
+
+// UploadTracked is UploadIn that reports its progress under requestID
+// (none when ""): reading the file, building the profile, writing the
+// questions (Service.Progress).
+func (s *Service) UploadTracked(ctx context.Context, userID, sessionID, requestID, filename string, data []byte, confirmedTarget,
+	language string) (res UploadResult, err error) {
+	if len(requestID) > MaxRequestIDLen {
+		return UploadResult{}, apperr.Invalid("requestId must be at most %d characters", MaxRequestIDLen)
+	}
+	if _, err := s.store.Session(ctx, userID, sessionID); err != nil {
+		return UploadResult{}, err // another user's session: nothing is tracked
+	}
+	ctx, tr := s.track(ctx, sessionID, requestID, ProgressUpload, StepReading)
+	defer func() { tr.finish(ctx, err, s.now()) }()
+	return s.upload(ctx, userID, sessionID, filename, data, confirmedTarget, language)
+}
+
+func (s *Service) upload(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget,
+	language string) (UploadResult, error) {
 	start := time.Now()
 	confirmedTarget = strings.TrimSpace(confirmedTarget)
 	if utf8.RuneCountInString(confirmedTarget) > MaxTargetChars {
@@ -249,7 +277,7 @@ func (s *Service) UploadIn(ctx context.Context, userID, sessionID, filename stri
 		if owner {
 			s.failUpload(ctx, sess.ID, hash)
 		}
-		return UploadResult{}, err
+		return UploadResult{}, candidateError(ProgressUpload, err)
 	}
 	res, qs := s.uploadResult(sess.ID, doc, profile, questions, confirmedTarget)
 	res.Replaced = prevFileID != ""
@@ -690,10 +718,15 @@ func staleQuestion(cur AnswerResp, sent string) error {
 // evaluate runs evaluation, review and follow-up for the request holding
 // the EVALUATING phase at version, then stores the result (or, when another
 // instance stored it first, returns what it stored).
-func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (AnswerResp, error) {
+//
+// Its progress (scoring, review, follow-up) is reported under the request
+// id (Service.Progress).
+func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (resp AnswerResp, err error) {
+	ctx, tr := s.track(ctx, st.sess.ID, in.RequestID, ProgressAnswer, StepScoring)
+	defer func() { tr.finish(ctx, err, s.now()) }()
 	v, err := s.score(ctx, st.sess.ID, sessionLanguage(st.sess), q, in.AnswerContent)
 	if err != nil {
-		return s.evaluationFailed(ctx, st, version, in, err)
+		return s.evaluationFailed(ctx, st, version, in, candidateError(ProgressAnswer, err))
 	}
 	feedback := GuardFeedbackIn(sessionLanguage(st.sess), v.eval.Feedback, v.eval, q.Spec)
 	decision, followUp := s.followUp(ctx, st, q, in.AnswerContent, v)
@@ -702,7 +735,7 @@ func (s *Service) evaluate(ctx context.Context, st state, q Question, version in
 	if err != nil {
 		return AnswerResp{}, err
 	}
-	resp := st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
+	resp = st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
 	turn.Response = &resp
 	return s.completeAnswer(ctx, st.sess.ID, version, turn, flow, next, followUp)
 }
