@@ -53,6 +53,7 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/ai/conversations/:sessionId": "owner", "PUT /api/xunzhi/v1/ai/conversations/:sessionId": "owner",
 	"DELETE /api/xunzhi/v1/ai/conversations/:sessionId": "owner", "PUT /api/xunzhi/v1/ai/conversations/:sessionId/end": "owner",
 	"POST /api/xunzhi/v1/ai/sessions/:sessionId/chat": "owner", "GET /api/xunzhi/v1/ai/history/:sessionId": "owner",
+	"POST /api/xunzhi/v1/ai/sessions/:sessionId/regenerate": "owner", "GET /api/xunzhi/v1/ai/config": "user",
 
 	"POST /api/xunzhi/v1/agents/sessions": "user", "GET /api/xunzhi/v1/agents/conversations": "user",
 	"GET /api/xunzhi/v1/agents/messages/history": "user", "POST /api/xunzhi/v1/agents/files/upload": "user",

@@ -159,6 +159,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		MaxMessageChars: cfg.Chat.MaxMessageChars,
 		ContextTokens:   cfg.Chat.ContextTokens,
 		StreamTimeout:   cfg.Chat.StreamTimeout,
+		IdleTimeout:     cfg.Chat.StreamIdleTimeout,
+		StallNotice:     cfg.Chat.StallNotice,
 	})
 	a.closers = append(a.closers, chats.Close)
 	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, aiConfigs, agent.Config{
