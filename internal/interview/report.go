@@ -161,7 +161,8 @@ func (s *Service) buildReport(ctx context.Context, st state, now time.Time) (Rep
 		start = *st.sess.StartedAt
 	}
 	rep.StartTime = start.UTC().Format(time.RFC3339)
-	rep.DurationSeconds = int64(now.Sub(start).Seconds())
+	duration := int64(now.Sub(start).Seconds())
+	rep.DurationSeconds = &duration
 	var summaries []TurnSummary
 	for _, q := range st.questions {
 		if !q.IsFollow {
@@ -183,6 +184,11 @@ func (s *Service) buildReport(ctx context.Context, st state, now time.Time) (Rep
 			Score: score, IsFollowUp: q.IsFollow})
 	}
 	rep.AnsweredCount = len(rep.PlaybackItems)
+	if rep.AnsweredCount == 0 {
+		// Nothing to score or time: null with a reason, never "0 min".
+		rep.DurationSeconds = nil
+		rep.NotAssessedReason = textsIn(sessionLanguage(st.sess)).noAnswers
+	}
 	rep.ReviewFeedback = BuildReviewFeedbackIn(sessionLanguage(st.sess), radar, summaries, st.sess.Suggestions)
 	return rep, nil
 }

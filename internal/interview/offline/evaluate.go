@@ -86,7 +86,9 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 	words := wordCount(answer)
 	ans := answerTokens(answer)
 	if words < nearEmptyWords || len(ans) == 0 {
-		return emptyEvaluation(q, answer, zh)
+		// A word or two says nothing of the candidate's language: answer in
+		// the question's.
+		return emptyEvaluation(q, answer, zh || isChinese(q.Content))
 	}
 	sents := sentences(answer)
 	weights := normalisedWeights(anchors)
