@@ -63,6 +63,7 @@ var policy = map[string]string{
 	"PUT /api/xunzhi/v1/agents/conversations/:sessionId/end":      "owner", "DELETE /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 
 	"POST /api/xunzhi/v1/interview/sessions": "user", "GET /api/xunzhi/v1/interview/conversations": "user",
+	"GET /api/xunzhi/v1/interview/capabilities":                         "user",
 	"GET /api/xunzhi/v1/interview/interview/records":                    "user",
 	"GET /api/xunzhi/v1/interview/interview/record/:sid":                "owner",
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview-questions":   "owner",

@@ -30,6 +30,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	def, read, answer, heavy := limit("default"), limit("read"), limit("answer"), limit("heavy")
 	g.POST("/sessions", def, h.create)
 	g.GET("/conversations", read, h.page)
+	g.GET("/capabilities", read, h.capabilities)
 	sid := g.Group("/sessions/:sid")
 	sid.POST("/interview-questions", heavy, httpx.UploadDeadline(MaxResumeBytes), h.upload)
 	sid.GET("/current-question", read, h.current)
@@ -98,6 +99,18 @@ func userID(c *gin.Context) string {
 func (h *Handler) create(c *gin.Context) {
 	s, err := h.svc.Create(c.Request.Context(), userID(c))
 	httpx.Respond(c, gin.H{"sessionId": s.ID, "status": s.Status, "offline": s.Offline}, err)
+}
+
+// capabilities says what the interview page may offer (the camera only
+// when demeanor can be assessed); ?language=zh-CN words the reasons in
+// Chinese.
+func (h *Handler) capabilities(c *gin.Context) {
+	lang, err := ParseLanguage(c.Query("language"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.Respond(c, h.svc.Capabilities(lang), nil)
 }
 
 func (h *Handler) page(c *gin.Context) {

@@ -85,3 +85,12 @@ func textsIn(lang string) reportText {
 	}
 	return reportTexts[LangEN]
 }
+
+// demeanorNotAssessed is the one sentence that says why a photo was not
+// assessed, in lang.
+func demeanorNotAssessed(lang string) string {
+	if lang == LangZH {
+		return "当前的 AI 模型无法识别图像，因此不评估仪态。"
+	}
+	return "Demeanor is not assessed because the AI model in use cannot see images."
+}

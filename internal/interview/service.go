@@ -937,6 +937,9 @@ type Restore struct {
 	CanReplaceResume bool `json:"canReplaceResume"`
 	// Language is the session's language, "" before a resume is stored.
 	Language string `json:"language"`
+	// Demeanor says whether photos can be assessed (offer the camera only
+	// then), worded in the session's language.
+	Demeanor DemeanorCapability `json:"demeanor"`
 }
 
 // Restore returns what a client needs to continue a session.
@@ -949,7 +952,8 @@ func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restor
 		CanResume:     (st.sess.Status == SessionReady || st.sess.Status == SessionInProgress) && st.sess.Flow != FlowCompleted,
 		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
 		Current: s.currentResp(st), Offline: st.sess.Offline, Read: st.sess.Read,
-		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language}, nil
+		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language,
+		Demeanor: s.DemeanorCapabilityIn(sessionLanguage(st.sess))}, nil
 }
 
 // MainQuestions returns {number: text} of the main questions.

@@ -86,3 +86,55 @@ func TestOfflineSmallThings(t *testing.T) {
 		})
 	}
 }
+
+// Issue 19: whether demeanor can be assessed is known before the camera is
+// offered (capabilities, restore), and a photo the model cannot see is
+// answered with one clear sentence.
+func TestDemeanorCapability(t *testing.T) {
+	s := servertest.Start(t, "") // offline: no vision
+	c := MustClient(t, s.URL, "camera")
+	var caps interview.Capabilities
+	r := c.do("GET", "/capabilities", nil)
+	wantOK(t, r)
+	r.Decode(t, &caps)
+	if caps.Demeanor.Available || caps.Demeanor.ReasonCode != interview.ReasonNoVision || !caps.Offline ||
+		caps.Demeanor.Reason != "Demeanor is not assessed because the AI model in use cannot see images." {
+		t.Fatalf("offline capabilities = %s", r.Data)
+	}
+	r = c.do("GET", "/capabilities?language=zh-CN", nil)
+	caps = interview.Capabilities{}
+	r.Decode(t, &caps)
+	if caps.Demeanor.Reason != "当前的 AI 模型无法识别图像，因此不评估仪态。" {
+		t.Fatalf("Chinese capabilities = %s", r.Data)
+	}
+	if r := c.do("GET", "/capabilities?language=fr", nil); r.Status != 400 {
+		t.Fatalf("unknown language: %d %s", r.Status, r.Raw)
+	}
+
+	sid := c.newSession()
+	wantOK(t, c.upload(sid, "resume.pdf", resumePDF(t), ""))
+	r = c.do("GET", "/sessions/"+sid+"/restore", nil)
+	var rs interview.Restore
+	r.Decode(t, &rs)
+	if rs.Demeanor.Available || rs.Demeanor.ReasonCode != interview.ReasonNoVision {
+		t.Fatalf("restore demeanor = %s", r.Data)
+	}
+	c.do("GET", "/sessions/"+sid+"/current-question", nil)
+	r = c.demeanor(sid, photo(t, 50))
+	wantOK(t, r)
+	var d interview.DemeanorResult
+	r.Decode(t, &d)
+	if d.Assessed || d.Message != "Demeanor is not assessed because the AI model in use cannot see images." {
+		t.Fatalf("demeanor message = %q, want one sentence", d.Message)
+	}
+
+	vision := servertest.Start(t, "", "AI_PROVIDER=openai", "AI_OPENAI_BASE_URL=http://127.0.0.1:1/v1", "AI_OPENAI_API_KEY=sk-test",
+		"AI_OPENAI_VISION=true")
+	v := MustClient(t, vision.URL, "camera")
+	caps = interview.Capabilities{}
+	r = v.do("GET", "/capabilities", nil)
+	r.Decode(t, &caps)
+	if !caps.Demeanor.Available || caps.Demeanor.Reason != "" || caps.Offline {
+		t.Fatalf("vision capabilities = %s", r.Data)
+	}
+}
