@@ -87,7 +87,9 @@ func (s *Service) probe(ctx context.Context, p Property, timeout time.Duration) 
 	defer func() {
 		res.LatencyMs = time.Since(start).Milliseconds()
 		res.CheckedAt = s.now().Format(time.RFC3339)
-		s.health.set(p.ID, res.OK, s.now())
+		if ctx.Err() == nil { // a caller that left says nothing of the provider
+			s.health.set(p.ID, res.OK, s.now())
+		}
 	}()
 	prov, err := llm.New(toLLMConfig(p))
 	if err != nil {
@@ -196,5 +198,7 @@ func (s *Service) healthy(ctx context.Context, p Property) bool {
 	if ok, known := s.health.fresh(p.ID, s.now()); known {
 		return ok
 	}
-	return s.probe(ctx, p, ListTimeout).OK
+	// Shared by concurrent lists (Service.usable): not bound to the
+	// request that happened to start it.
+	return s.probe(context.WithoutCancel(ctx), p, ListTimeout).OK
 }

@@ -185,4 +185,16 @@ func TestProgressAcrossInstances(t *testing.T) {
 	if logs := b.Logs(); !strings.Contains(logs, "is unusable") || !strings.Contains(logs, r.RequestID) {
 		t.Fatalf("the log lacks the detail with request id %s:\n%s", r.RequestID, logs)
 	}
+
+	// The same for an upload whose profile the model cannot give.
+	model.unusable(interview.StageProfile, true)
+	sid2 := ca.newSession()
+	r = ca.uploadWithID(sid2, "up-2", resumePDF(t))
+	if r.Status != 502 || r.Message != "the AI could not read your resume this time; please try again" {
+		t.Fatalf("unusable profile: %d %s", r.Status, r.Raw)
+	}
+	p = cb.waitStep(sid2, "up-2", interview.StepFailed)
+	if p.Message != r.Message || len(p.Entered) != 3 || p.Entered[1].Step != interview.StepProfile {
+		t.Fatalf("failed upload progress = %+v", p)
+	}
 }
