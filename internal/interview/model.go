@@ -336,26 +336,25 @@ type PlaybackItem struct {
 	AnsweredAt   string `json:"answeredAt"`
 }
 
-// Report is the finished interview.
+// Report is the finished interview. DurationSeconds is null when no
+// question was answered, and NotAssessedReason then says, in the session's
+// language, why the scores and the duration are null.
 type Report struct {
-	SessionID          string `json:"sessionId"`
-	InterviewScore     *int   `json:"interviewScore"`
-	ResumeScore        *int   `json:"resumeScore"`
-	DemeanorScore      *int   `json:"demeanorScore"`
-	InterviewStatus    string `json:"interviewStatus"`
-	QuestionCount      int    `json:"questionCount"`
-	AnsweredCount      int    `json:"answeredCount"`
-	InterviewDirection string `json:"interviewDirection"`
-	StartTime          string `json:"startTime"`
-	EndTime            string `json:"endTime"`
-	// DurationSeconds is null when no question was answered.
-	DurationSeconds *int64 `json:"durationSeconds"`
-	// NotAssessedReason says, in the session's language, why the scores
-	// and the duration are null (no question was answered); "" otherwise.
-	NotAssessedReason string           `json:"notAssessedReason,omitempty"`
-	RadarChart        Radar            `json:"radarChart"`
-	RadarDimensions   []RadarDimension `json:"radarDimensions"`
-	PlaybackItems     []PlaybackItem   `json:"playbackItems"`
-	ReviewFeedback    ReviewFeedback   `json:"reviewFeedback"`
-	Offline           bool             `json:"offline"`
+	SessionID          string           `json:"sessionId"`
+	InterviewScore     *int             `json:"interviewScore"`
+	ResumeScore        *int             `json:"resumeScore"`
+	DemeanorScore      *int             `json:"demeanorScore"`
+	InterviewStatus    string           `json:"interviewStatus"`
+	QuestionCount      int              `json:"questionCount"`
+	AnsweredCount      int              `json:"answeredCount"`
+	InterviewDirection string           `json:"interviewDirection"`
+	StartTime          string           `json:"startTime"`
+	EndTime            string           `json:"endTime"`
+	DurationSeconds    *int64           `json:"durationSeconds"`
+	RadarChart         Radar            `json:"radarChart"`
+	RadarDimensions    []RadarDimension `json:"radarDimensions"`
+	PlaybackItems      []PlaybackItem   `json:"playbackItems"`
+	ReviewFeedback     ReviewFeedback   `json:"reviewFeedback"`
+	Offline            bool             `json:"offline"`
+	NotAssessedReason  string           `json:"notAssessedReason,omitempty"`
 }
