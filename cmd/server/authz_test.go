@@ -42,6 +42,7 @@ var policy = map[string]string{
 	"POST /api/xunzhi/v1/ai-properties":        "admin", "POST /api/xunzhi/v1/ai-properties/": "admin",
 	"PUT /api/xunzhi/v1/ai-properties": "admin", "PUT /api/xunzhi/v1/ai-properties/": "admin",
 	"DELETE /api/xunzhi/v1/ai-properties/:id": "admin", "PUT /api/xunzhi/v1/ai-properties/:id/status": "admin",
+	"POST /api/xunzhi/v1/ai-properties/test": "admin", "POST /api/xunzhi/v1/ai-properties/:id/test": "admin",
 
 	"GET /api/xunzhi/v1/agent-properties": "user", "GET /api/xunzhi/v1/agent-properties/": "user",
 	"GET /api/xunzhi/v1/agent-properties/:id": "user", "GET /api/xunzhi/v1/agent-properties/byName": "user",
@@ -54,6 +55,7 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/ai/conversations/:sessionId": "owner", "PUT /api/xunzhi/v1/ai/conversations/:sessionId": "owner",
 	"DELETE /api/xunzhi/v1/ai/conversations/:sessionId": "owner", "PUT /api/xunzhi/v1/ai/conversations/:sessionId/end": "owner",
 	"POST /api/xunzhi/v1/ai/sessions/:sessionId/chat": "owner", "GET /api/xunzhi/v1/ai/history/:sessionId": "owner",
+	"POST /api/xunzhi/v1/ai/sessions/:sessionId/regenerate": "owner", "GET /api/xunzhi/v1/ai/config": "user",
 
 	"POST /api/xunzhi/v1/agents/sessions": "user", "GET /api/xunzhi/v1/agents/conversations": "user",
 	"GET /api/xunzhi/v1/agents/messages/history": "user", "POST /api/xunzhi/v1/agents/files/upload": "user",
@@ -62,6 +64,7 @@ var policy = map[string]string{
 	"PUT /api/xunzhi/v1/agents/conversations/:sessionId/end":      "owner", "DELETE /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 
 	"POST /api/xunzhi/v1/interview/sessions": "user", "GET /api/xunzhi/v1/interview/conversations": "user",
+	"GET /api/xunzhi/v1/interview/capabilities":                         "user",
 	"GET /api/xunzhi/v1/interview/interview/records":                    "user",
 	"GET /api/xunzhi/v1/interview/interview/record/:sid":                "owner",
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview-questions":   "owner",
@@ -70,6 +73,7 @@ var policy = map[string]string{
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview/answer-json": "owner",
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview/answer":      "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/restore":                "owner",
+	"GET /api/xunzhi/v1/interview/sessions/:sid/progress/:requestId":    "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/questions":    "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/score":        "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/suggestions":  "owner",

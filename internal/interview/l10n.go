@@ -35,6 +35,8 @@ type reportText struct {
 	comment                         string // grade, potential index
 	extremes                        string // strongest name, score, weakest name, score
 	revisit                         string // question
+	practise                        string // question number: a next action
+	noAnswers                       string // why a report without answers has no scores
 	turn                            string // question number
 	resume, interview, demeanor     string
 	skills, potential               string
@@ -57,11 +59,13 @@ var reportTexts = map[string]reportText{
 	LangEN: {
 		notEnough: "Not enough was assessed in this interview to give an overall comment.",
 		strong:    "Strong performance", solid: "Solid performance", meets: "Meets the bar", below: "Below expectations",
-		comment:  "%s (potential index %d).",
-		extremes: " Strongest: %s (%d); weakest: %s (%d).",
-		revisit:  "revisit the question \"%s\"",
-		turn:     "Q%s: ",
-		resume:   "resume", interview: "interview performance", demeanor: "demeanor",
+		comment:   "%s (potential index %d).",
+		extremes:  " Strongest: %s (%d); weakest: %s (%d).",
+		revisit:   "revisit the question \"%s\"",
+		practise:  "Practise Q%s again out loud, covering the points its feedback names.",
+		noAnswers: "No question was answered, so there is no interview score, potential index or duration.",
+		turn:      "Q%s: ",
+		resume:    "resume", interview: "interview performance", demeanor: "demeanor",
 		skills: "professional skills", potential: "potential",
 		feedbackConsider: "Consider also: %s.",
 		feedbackEmpty:    "The answer was evaluated, but no detailed feedback is available for this question.",
@@ -91,11 +95,13 @@ var reportTexts = map[string]reportText{
 	LangZH: {
 		notEnough: "本场面试评估的内容不足，暂无法给出总体评价。",
 		strong:    "表现出色", solid: "表现扎实", meets: "达到要求", below: "低于预期",
-		comment:  "%s（潜力指数 %d）。",
-		extremes: "最强项：%s（%d）；最弱项：%s（%d）。",
-		revisit:  "重新复习这道题：“%s”",
-		turn:     "第 %s 题：",
-		resume:   "简历", interview: "面试表现", demeanor: "仪态",
+		comment:   "%s（潜力指数 %d）。",
+		extremes:  "最强项：%s（%d）；最弱项：%s（%d）。",
+		revisit:   "重新复习这道题：“%s”",
+		practise:  "把第 %s 题再大声练一遍，讲全反馈里指出的要点。",
+		noAnswers: "本场面试没有回答任何问题，因此没有面试得分、潜力指数和用时。",
+		turn:      "第 %s 题：",
+		resume:    "简历", interview: "面试表现", demeanor: "仪态",
 		skills: "专业技能", potential: "潜力",
 		feedbackConsider: "还可以补充：%s。",
 		feedbackEmpty:    "这道题的回答已评估，但暂无详细反馈。",
@@ -164,4 +170,13 @@ func withoutReviewNotice(lang string, t Turn) string {
 		return t.Feedback
 	}
 	return strings.TrimSpace(strings.TrimSuffix(t.Feedback, n))
+}
+
+// demeanorNotAssessed is the one sentence that says why a photo was not
+// assessed, in lang.
+func demeanorNotAssessed(lang string) string {
+	if lang == LangZH {
+		return "当前的 AI 模型无法识别图像，因此不评估仪态。"
+	}
+	return "Demeanor is not assessed because the AI model in use cannot see images."
 }

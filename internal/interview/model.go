@@ -362,7 +362,9 @@ type PlaybackItem struct {
 }
 
 // Report is the interview's report: live (Final false) while it runs,
-// final once it is finished.
+// final once it is finished. DurationSeconds is null when no question was
+// answered, and NotAssessedReason then says, in the session's language, why
+// the scores and the duration are null.
 type Report struct {
 	// ID identifies the record; it is the session id (one record per
 	// session).
@@ -383,7 +385,7 @@ type Report struct {
 	InterviewDirection string           `json:"interviewDirection"`
 	StartTime          string           `json:"startTime"`
 	EndTime            string           `json:"endTime"`
-	DurationSeconds    int64            `json:"durationSeconds"`
+	DurationSeconds    *int64           `json:"durationSeconds"`
 	RadarChart         Radar            `json:"radarChart"`
 	RadarDimensions    []RadarDimension `json:"radarDimensions"`
 	PlaybackItems      []PlaybackItem   `json:"playbackItems"`
@@ -393,4 +395,5 @@ type Report struct {
 	InterviewSuggestions []string          `json:"interviewSuggestions"`
 	Suggestions          map[string]string `json:"suggestions"`
 	Offline              bool              `json:"offline"`
+	NotAssessedReason    string            `json:"notAssessedReason,omitempty"`
 }

@@ -39,10 +39,10 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 	if err != nil {
 		return DemeanorResult{}, err
 	}
+	prov := s.demeanorProvider()
 	switch {
 	case seen: // the same photo again: its stored result, no model call
-	case !s.provider.SupportsVision():
-		res.Message = "demeanor not assessed: the configured model cannot see images"
+	case !prov.SupportsVision():
 	default:
 		req, err := s.prompts[StageDemeanor].Request(map[string]string{"task": "assess the candidate's demeanor in the attached photo"})
 		if err != nil {
@@ -50,7 +50,7 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 		}
 		req.Messages[1].Images = []llm.Image{{MIME: mime, Data: photo}}
 		d, _, err := tracedInvoke(ctx, s, Call{Stage: StageDemeanor, SessionID: sess.ID, BusinessKey: hash,
-			Provider: s.provider, Request: req}, func(r llm.Response) (Demeanor, error) { return ParseDemeanor(r.Content) })
+			Provider: prov, Request: req}, func(r llm.Response) (Demeanor, error) { return ParseDemeanor(r.Content) })
 		if err != nil {
 			return DemeanorResult{}, err
 		}
@@ -58,7 +58,7 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 			EmoticonHandling: &d.EmoticonHandling, CompositeScore: &d.CompositeScore}
 	}
 	if !res.Assessed {
-		res.Message = "demeanor not assessed: the configured model cannot see images"
+		res.Message = demeanorNotAssessed(sessionLanguage(sess))
 	}
 	if !seen {
 		if err := s.store.AddDemeanor(ctx, sess.ID, hash, res, s.now()); err != nil {
@@ -71,6 +71,47 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 	}
 	res.SessionComposite, res.PhotoCount = meanScore(composites), len(composites)
 	return res, nil
+}
+
+// demeanorProvider is the model that serves the demeanor stage. Hook for
+// the model routing (issue 16): the route of StageDemeanor goes here; until
+// then every stage uses the service's provider.
+func (s *Service) demeanorProvider() llm.Provider { return s.provider }
+
+// DemeanorCapability says whether photos can be assessed, so that a page
+// offers the camera only when they can.
+type DemeanorCapability struct {
+	Available bool `json:"available"`
+	// ReasonCode is "no-vision" when the model serving the demeanor stage
+	// cannot see images (the offline model never can); "" when available.
+	ReasonCode string `json:"reasonCode,omitempty"`
+	// Reason is ReasonCode as one sentence, in the session's language
+	// (English without a session).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Demeanor capability reason codes.
+const ReasonNoVision = "no-vision"
+
+// DemeanorCapabilityIn reports whether demeanor can be assessed, worded in
+// lang.
+func (s *Service) DemeanorCapabilityIn(lang string) DemeanorCapability {
+	if s.demeanorProvider().SupportsVision() {
+		return DemeanorCapability{Available: true}
+	}
+	return DemeanorCapability{ReasonCode: ReasonNoVision, Reason: demeanorNotAssessed(lang)}
+}
+
+// Capabilities is what the interview page needs to know of the server.
+type Capabilities struct {
+	Offline  bool               `json:"offline"`
+	Demeanor DemeanorCapability `json:"demeanor"`
+}
+
+// Capabilities reports the server's interview capabilities, worded in
+// lang (LangEN when not LangZH).
+func (s *Service) Capabilities(lang string) Capabilities {
+	return Capabilities{Offline: s.provider.Offline(), Demeanor: s.DemeanorCapabilityIn(lang)}
 }
 
 // meanScore is the rounded mean, nil for none.
@@ -171,7 +212,8 @@ func (s *Service) buildReport(ctx context.Context, st state, now time.Time, fina
 			start = *st.sess.StartedAt
 		}
 		rep.StartTime = start.UTC().Format(time.RFC3339)
-		rep.DurationSeconds = max(int64(now.Sub(start).Seconds()), 0)
+		duration := max(int64(now.Sub(start).Seconds()), 0)
+		rep.DurationSeconds = &duration
 	}
 	var summaries []TurnSummary
 	for _, q := range st.questions {
@@ -191,6 +233,11 @@ func (s *Service) buildReport(ctx context.Context, st state, now time.Time, fina
 		}
 	}
 	rep.AnsweredCount = len(rep.PlaybackItems)
+	if rep.AnsweredCount == 0 {
+		// Nothing to score or time: null with a reason, never "0 min".
+		rep.DurationSeconds = nil
+		rep.NotAssessedReason = textsIn(lang).noAnswers
+	}
 	rep.ReviewFeedback = BuildReviewFeedbackIn(lang, radar, summaries, st.sess.Suggestions)
 	return rep, nil
 }

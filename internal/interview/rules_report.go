@@ -44,16 +44,21 @@ type Radar struct {
 // and the demeanor composite (each nil when absent): professionalSkills =
 // resume 0.30 + interview 0.70; potentialIndex = resume 0.25 + interview
 // 0.55 + demeanor 0.20. The weights are renormalised over the inputs that
-// exist, so a missing input is absent rather than 0; with no input the
-// derived score is nil. Derived scores are rounded half up.
+// exist, so a missing input is absent rather than 0. Both derived scores
+// need the interview score: without an answered question they are nil (a
+// resume alone says nothing of a candidate's skills in the interview, issue
+// 19). Derived scores are rounded half up.
 func ComputeRadar(resume, interview, demeanor *int) Radar {
-	return Radar{
+	r := Radar{
 		ResumeScore:          copyInt(resume),
 		InterviewPerformance: copyInt(interview),
 		DemeanorEvaluation:   copyInt(demeanor),
-		ProfessionalSkills:   weightedMean([]*int{resume, interview}, []int{30, 70}),
-		PotentialIndex:       weightedMean([]*int{resume, interview, demeanor}, []int{25, 55, 20}),
 	}
+	if interview != nil {
+		r.ProfessionalSkills = weightedMean([]*int{resume, interview}, []int{30, 70})
+		r.PotentialIndex = weightedMean([]*int{resume, interview, demeanor}, []int{25, 55, 20})
+	}
+	return r
 }
 
 // copyInt returns a pointer to a copy of *p, or nil.
@@ -128,8 +133,9 @@ const (
 //     < 70, weakest first, at most 3 (a turn without feedback suggests
 //     revisiting its question); when there are none, a canned tip for each
 //     of those dimensions scored < 75;
-//   - next actions are the resume suggestions, then the improvement tips,
-//     without duplicates, at most 3.
+//   - next actions are the resume suggestions, then a practice action for
+//     each improvement tip's question (never the tip again), without
+//     duplicates, at most 3.
 //
 // Feedback is split into sentences at . ; ! ? (and their Chinese forms)
 // and line breaks; sentences shorter than 6 characters are dropped. Each
@@ -162,6 +168,7 @@ func BuildReviewFeedbackIn(lang string, r Radar, turns []TurnSummary, resumeSugg
 	}
 	weakest := slices.Clone(turns)
 	slices.SortStableFunc(weakest, func(a, b TurnSummary) int { return cmp.Compare(a.Score, b.Score) })
+	var practise []string
 	for _, t := range weakest {
 		if t.Score >= improveBelow {
 			break
@@ -173,6 +180,7 @@ func BuildReviewFeedbackIn(lang string, r Radar, turns []TurnSummary, resumeSugg
 		for _, sent := range sents {
 			out.ImprovementTips = appendItem(out.ImprovementTips, turnLabel(tx, t)+sent)
 		}
+		practise = append(practise, fmt.Sprintf(tx.practise, t.QuestionNumber))
 	}
 	if len(out.Highlights) == 0 {
 		out.Highlights = cannedItems(tx.cannedHighlight, r, func(score int) bool { return score >= cannedFrom })
@@ -180,7 +188,7 @@ func BuildReviewFeedbackIn(lang string, r Radar, turns []TurnSummary, resumeSugg
 	if len(out.ImprovementTips) == 0 {
 		out.ImprovementTips = cannedItems(tx.cannedTip, r, func(score int) bool { return score < cannedFrom })
 	}
-	for _, s := range append(trimList(resumeSuggestions), out.ImprovementTips...) {
+	for _, s := range append(trimList(resumeSuggestions), practise...) {
 		out.NextActions = appendItem(out.NextActions, s)
 	}
 	return out

@@ -91,6 +91,9 @@ type Config struct {
 	// Registerer receives the interview's counters; nil leaves them
 	// unregistered.
 	Registerer prometheus.Registerer
+	// Progress keeps the progress of uploads and answers for polling
+	// (RedisProgress across instances); nil keeps it in process.
+	Progress ProgressStore
 }
 
 // DefaultResumeMinChars is the fewest characters read from a resume for an
@@ -111,6 +114,7 @@ type Service struct {
 	log      *slog.Logger
 	metrics  metrics
 	now      func() time.Time
+	progress ProgressStore
 }
 
 // NewService returns the service; provider is the model every stage uses.
@@ -130,6 +134,9 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Progress == nil {
+		cfg.Progress = NewLocalProgress()
+	}
 	if err := os.MkdirAll(cfg.UploadDir, 0o750); err != nil {
 		return nil, fmt.Errorf("interview: upload dir: %w", err)
 	}
@@ -142,7 +149,7 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 		prompts[stage] = p
 	}
 	return &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
-		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }}, nil
+		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }, progress: cfg.Progress}, nil
 }
 
 // Create starts a new session in DRAFT; the user's other active sessions
@@ -222,6 +229,27 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 // is a 400 naming the language field.
 func (s *Service) UploadIn(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget,
 	language string) (UploadResult, error) {
+	return s.UploadTracked(ctx, userID, sessionID, "", filename, data, confirmedTarget, language)
+}
+
+// UploadTracked is UploadIn that reports its progress under requestID
+// (none when ""): reading the file, building the profile, writing the
+// questions (Service.Progress).
+func (s *Service) UploadTracked(ctx context.Context, userID, sessionID, requestID, filename string, data []byte, confirmedTarget,
+	language string) (res UploadResult, err error) {
+	if len(requestID) > MaxRequestIDLen {
+		return UploadResult{}, apperr.Invalid("requestId must be at most %d characters", MaxRequestIDLen)
+	}
+	if _, err := s.store.Session(ctx, userID, sessionID); err != nil {
+		return UploadResult{}, err // another user's session: nothing is tracked
+	}
+	ctx, tr := s.track(ctx, sessionID, requestID, ProgressUpload, StepReading)
+	defer func() { tr.finish(ctx, err, s.now()) }()
+	return s.upload(ctx, userID, sessionID, filename, data, confirmedTarget, language)
+}
+
+func (s *Service) upload(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget,
+	language string) (UploadResult, error) {
 	start := time.Now()
 	confirmedTarget = strings.TrimSpace(confirmedTarget)
 	if utf8.RuneCountInString(confirmedTarget) > MaxTargetChars {
@@ -259,7 +287,7 @@ func (s *Service) UploadIn(ctx context.Context, userID, sessionID, filename stri
 		if owner {
 			s.failUpload(ctx, sess.ID, hash)
 		}
-		return UploadResult{}, err
+		return UploadResult{}, candidateError(ProgressUpload, err)
 	}
 	res, qs := s.uploadResult(sess.ID, doc, profile, questions, confirmedTarget)
 	res.Replaced = prevFileID != ""
@@ -703,10 +731,15 @@ func staleQuestion(cur AnswerResp, sent string) error {
 // evaluate runs evaluation, review and follow-up for the request holding
 // the EVALUATING phase at version, then stores the result (or, when another
 // instance stored it first, returns what it stored).
-func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (AnswerResp, error) {
+//
+// Its progress (scoring, review, follow-up) is reported under the request
+// id (Service.Progress).
+func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (resp AnswerResp, err error) {
+	ctx, tr := s.track(ctx, st.sess.ID, in.RequestID, ProgressAnswer, StepScoring)
+	defer func() { tr.finish(ctx, err, s.now()) }()
 	v, err := s.score(ctx, st.sess, q, in.AnswerContent)
 	if err != nil {
-		return s.evaluationFailed(ctx, st, version, in, err)
+		return s.evaluationFailed(ctx, st, version, in, candidateError(ProgressAnswer, err))
 	}
 	lang := sessionLanguage(st.sess)
 	feedback := withReviewNotice(lang, GuardFeedbackIn(lang, v.eval.Feedback, v.eval, q.Spec), v.scored.Reason)
@@ -716,7 +749,7 @@ func (s *Service) evaluate(ctx context.Context, st state, q Question, version in
 	if err != nil {
 		return AnswerResp{}, err
 	}
-	resp := st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
+	resp = st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
 	turn.Response = &resp
 	return s.completeAnswer(ctx, st.sess.ID, version, turn, flow, next, followUp)
 }
@@ -937,6 +970,9 @@ type Restore struct {
 	CanReplaceResume bool `json:"canReplaceResume"`
 	// Language is the session's language, "" before a resume is stored.
 	Language string `json:"language"`
+	// Demeanor says whether photos can be assessed (offer the camera only
+	// then), worded in the session's language.
+	Demeanor DemeanorCapability `json:"demeanor"`
 }
 
 // Restore returns what a client needs to continue a session.
@@ -949,7 +985,8 @@ func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restor
 		CanResume:     (st.sess.Status == SessionReady || st.sess.Status == SessionInProgress) && st.sess.Flow != FlowCompleted,
 		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
 		Current: s.currentResp(st), Offline: st.sess.Offline, Read: st.sess.Read,
-		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language}, nil
+		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language,
+		Demeanor: s.DemeanorCapabilityIn(sessionLanguage(st.sess))}, nil
 }
 
 // MainQuestions returns {number: text} of the main questions.

@@ -609,8 +609,12 @@ func (st *GormStore) FinishSession(ctx context.Context, s Session, rep Report, n
 		if err != nil {
 			return err
 		}
+		var duration int64
+		if rep.DurationSeconds != nil {
+			duration = *rep.DurationSeconds
+		}
 		r := reportRow{SessionID: s.ID, UserID: s.UserID, InterviewScore: rep.InterviewScore, ResumeScore: rep.ResumeScore,
-			Direction: rep.InterviewDirection, QuestionCount: rep.QuestionCount, DurationSeconds: rep.DurationSeconds,
+			Direction: rep.InterviewDirection, QuestionCount: rep.QuestionCount, DurationSeconds: duration,
 			Report: string(body), CreatedAt: now}
 		if err := tx.Create(&r).Error; err != nil {
 			return err
