@@ -85,6 +85,12 @@ async function render() {
 const USERNAME_CHARS = /^(?:[\p{L}\p{Nd}]\p{M}*|[_.-])+$/u;
 const VARIATION_SELECTOR = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
 
+/** The rule as nodes: its example names are in their own language (lang attribute). */
+function usernameRule() {
+  const parts = t('username.rule', { zh: '\u0001', latin: '\u0002' }).split(/([\u0001\u0002])/);
+  return parts.map((p) => (p === '\u0001' ? h('span', { lang: 'zh-CN' }, '张伟') : p === '\u0002' ? h('span', { lang: 'en' }, 'alice') : p));
+}
+
 /** What is wrong with a username, or '' when it follows the rule. */
 function usernameProblem(value) {
   const name = value.trim().normalize('NFC');
@@ -114,7 +120,7 @@ function authView(mode) {
     mail = h('input', { name: 'mail', type: 'email', autocomplete: 'email', maxlength: 128 });
     extra.push(field(t('auth.realName'), realName).wrap, field(t('auth.mail'), mail).wrap);
   }
-  const userField = field(t('auth.username'), username, isLogin ? null : t('username.rule'));
+  const userField = field(t('auth.username'), username, isLogin ? null : usernameRule());
   if (!isLogin) {
     // Said while typing, before submitting: the field is marked invalid
     // and the browser refuses to submit until it follows the rule.
@@ -231,7 +237,12 @@ setLocale(detect(), { remember: false });
 applyStatic();
 
 // A language change re-renders the shell and the current view at once.
-onLocaleChange(() => { applyStatic(); render(); });
+// Toasts of the old language are dropped (they are transient anyway).
+onLocaleChange(() => {
+  document.getElementById('toasts').replaceChildren();
+  applyStatic();
+  render();
+});
 
 for (const b of document.querySelectorAll('#lang-switch [data-lang]')) {
   b.addEventListener('click', () => {
