@@ -3,7 +3,8 @@
 // field on update keeps the stored key.
 
 import { api, getUser } from './api.js';
-import { tagLabel } from './chat.js';
+import { providerName, tagLabel } from './chat.js';
+import './i18n/chat.js';
 import { t } from './i18n.js';
 import './i18n/admin.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
@@ -177,7 +178,7 @@ async function agentSection(box, getOptions) {
       const page = await api('/agent-properties?current=1&size=100');
       const rs = page.records || [];
       clear(table, ...rs.map((a) => h('tr',
-        h('td', h('span', { 'data-user-content': '' }, a.agentName), a.builtIn ? h('span.tag', t('admin.builtIn')) : null), h('td', { 'data-user-content': '' }, a.description || ''),
+        h('td', h('span', { 'data-user-content': '' }, a.agentName), a.builtIn ? h('span.tag', t('admin.builtIn')) : null), a.builtIn ? h('td', t('agents.builtinDesc')) : h('td', { 'data-user-content': '' }, a.description || ''),
         h('td', (a.tags || []).map((tag) => h('span.tag', tagLabel(tag)))),
         h('td.actions',
           h('button.btn.btn-small', { type: 'button', onclick: () => { fill(a); f.agentName.focus(); } }, t('common.edit')),

@@ -31,11 +31,24 @@ function bubble(role, { content = '', reasoning = '', offline = false, error = '
 /** An agent tag ({code, name}) in the page's language. */
 export function tagLabel(tag) { return has(`tag.${tag.code}`) ? t(`tag.${tag.code}`) : tag.name; }
 
+/**
+ * A provider's name in the page's language: the built-in default's name is
+ * the server's fixed English ("Offline model (built-in)", "Default (openai)"),
+ * configured providers keep the name an admin gave them.
+ */
+export function providerName(id, name) {
+  if (id !== 'default') return name;
+  if (/^Offline model/.test(name || '')) return t('chat.offlineBuiltin');
+  const m = /^Default \((.*)\)$/.exec(name || '');
+  return m ? t('chat.defaultProvider', { provider: m[1] }) : t('chat.defaultModel');
+}
+
 /** "<model or agent> · 12 messages · date" of a conversation in the list (the name is user content). */
 function convMeta(c) {
-  const name = c.agentName || c.aiName || '';
   const text = t('chat.meta', { n: c.messageCount ?? 0, time: fmtTime(c.lastMessageTime || c.createTime) });
-  return name ? [h('span', { 'data-user-content': '' }, name), ' · ', text] : text;
+  if (c.agentName) return [h('span', { 'data-user-content': '' }, c.agentName), ' · ', text];
+  if (c.aiId === 'default') return [providerName(c.aiId, c.aiName), ' · ', text];
+  return c.aiName ? [h('span', { 'data-user-content': '' }, c.aiName), ' · ', text] : text;
 }
 
 /**
@@ -181,7 +194,9 @@ export async function chatView(root, params) {
   try {
     const opts = await api('/ai-properties/options');
     clear(picker, h('option', { value: '' }, t('chat.defaultModel')),
-      ...opts.map((o) => h('option', { value: o.id, 'data-user-content': '' }, t(o.offline ? 'chat.offlineOption' : 'chat.option', { name: o.aiName, type: o.aiType }))));
+      ...opts.map((o) => (o.id === 'default'
+        ? h('option', { value: o.id }, providerName(o.id, o.aiName))
+        : h('option', { value: o.id, 'data-user-content': '' }, t(o.offline ? 'chat.offlineOption' : 'chat.option', { name: o.aiName, type: o.aiType })))));
   } catch (e) { toast(describeError(e), 'error'); }
   panel = chatPanel(root, {
     initialSid: params[0] || '',
@@ -218,8 +233,8 @@ export async function agentsView(root, params) {
   } catch (e) { toast(describeError(e), 'error'); }
   const showDesc = () => {
     const a = agents.find((x) => x.id === agentSelect.value);
-    clear(desc, a ? [a.description || '', ' ', ...(a.tags || []).map((tag) => h('span.tag', tagLabel(tag)))] : h('span', t('agents.defaultDesc')));
-    if (a) desc.setAttribute('data-user-content', ''); else desc.removeAttribute('data-user-content');
+    clear(desc, a ? [a.builtIn ? t('agents.builtinDesc') : a.description || '', ' ', ...(a.tags || []).map((tag) => h('span.tag', tagLabel(tag)))] : h('span', t('agents.defaultDesc')));
+    if (a && !a.builtIn) desc.setAttribute('data-user-content', ''); else desc.removeAttribute('data-user-content');
   };
   agentSelect.addEventListener('change', showDesc);
   showDesc();
