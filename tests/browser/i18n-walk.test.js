@@ -173,6 +173,13 @@ async function walk() {
   assert.equal(await page.locator('.dim-label').first().textContent(), '简历');
   await screenshot(page, 'zh-report', { fullPage: true });
 
+  // The interview home lists the report.
+  await page.goto(`${base}/#/interview`);
+  await bothLocales('interview home with a report', async (loc) => {
+    await page.getByRole('heading', { name: loc === 'en' ? 'Your reports' : '我的报告' }).waitFor();
+    await page.locator('.records a').first().waitFor();
+  });
+
   // Chat: a Chinese conversation with the offline model.
   await page.goto(`${base}/#/chat`);
   await page.getByRole('heading', { name: '新建会话' }).waitFor();
@@ -189,8 +196,17 @@ async function walk() {
 
   await page.goto(`${base}/#/agents`);
   await bothLocales('agents', async () => { await page.locator('select[name="agentId"]').waitFor(); });
+  // Speech synthesis with a finished Chinese task (its status from the catalog).
   await page.goto(`${base}/#/tts`);
-  await bothLocales('speech synthesis', byLocale('语音合成', 'Speech synthesis'));
+  await page.getByLabel('文字', { exact: true }).fill('你好，欢迎参加模拟面试。');
+  await page.getByRole('button', { name: '开始合成' }).click();
+  await page.locator('#tts-audio').waitFor({ state: 'visible', timeout: 60000 });
+  assert.match(await page.locator('#tts-progress-text').textContent(), /100% · 完成/);
+  await bothLocales('speech synthesis', async (loc) => {
+    await page.getByRole('heading', { name: loc === 'en' ? 'Speech synthesis' : '语音合成' }).waitFor();
+    await page.locator('ul.records li').first().waitFor();
+  });
+  assert.match(await page.locator('ul.records li').first().textContent(), /完成/);
   await page.goto(`${base}/#/admin`);
   await bothLocales('admin', byLocale('系统管理', 'Administration'));
 
