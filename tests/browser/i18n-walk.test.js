@@ -151,6 +151,7 @@ async function walk() {
   await switchTo('en');
   await page.locator('.question-text').waitFor();
   assert.match(await page.locator('.progress-text').textContent(), /^Question \d+ of \d+$/);
+  assert.equal(await page.locator('textarea[name="answerContent"]').inputValue(), ANSWER.slice(0, 80), 'the answer being typed survives the switch');
   await expectClean('question', 'en');
   await answerOne('Submit answer');
   assert.match(await page.locator('.feedback-card h3').textContent(), /^Feedback on/);

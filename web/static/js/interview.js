@@ -18,6 +18,10 @@ function randomId() {
   return `web-${[...b].map((x) => x.toString(16).padStart(2, '0')).join('')}`;
 }
 
+// Answers being typed, by session and question: a language switch
+// re-renders the page, and what the candidate wrote must survive it.
+const drafts = new Map();
+
 function mainNo(qn) { return parseInt(String(qn).split('-')[0], 10) || 0; }
 
 // Resume uploads: PDF, TXT, MD, and photos or scans of a resume (read by OCR).
@@ -372,8 +376,10 @@ async function questionStep(root, sid, onCleanup, restore) {
     qTitle.textContent = q.isFollowUp ? t('iv.q.followUpTitle', { qn: q.questionNumber }) : t('iv.q.questionTitle', { qn: q.questionNumber });
     qText.textContent = q.questionContent;
     if (!langPicked) { voiceLang.value = guessLanguage(q.questionContent); updateVoiceLang(); }
-    answer.value = '';
-    counter.textContent = counterText(0);
+    const key = `${sid}/${q.questionNumber}`;
+    answer.value = drafts.get(key) || '';
+    drafts.delete(key);
+    counter.textContent = counterText(answer.value.length);
     if (q.totalScore !== null && q.totalScore !== undefined) runScore.textContent = t('iv.q.runningScore', { score: q.totalScore });
   }
 
@@ -503,6 +509,9 @@ async function questionStep(root, sid, onCleanup, restore) {
   }
   voiceBtn.addEventListener('click', () => (recorder ? stopVoice() : startVoice()));
   onCleanup(() => { if (recorder) recorder.stop(); });
+  onCleanup(() => {
+    if (cur && cur.questionNumber && !cur.finished && answer.value) drafts.set(`${sid}/${cur.questionNumber}`, answer.value);
+  });
 
   const camera = cameraPanel(sid, alert, onCleanup);
 
