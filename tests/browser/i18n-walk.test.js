@@ -144,6 +144,8 @@ async function walk() {
   await page.locator('textarea[name="answerContent"]').fill(ANSWER.slice(0, 80));
   await screenshot(page, 'zh-interview', { fullPage: true });
   await page.setViewportSize({ width: 390, height: 844 });
+  const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `no horizontal scrolling on a phone (overflow ${overflow}px)`);
   await screenshot(page, 'zh-interview-phone', { fullPage: true });
   await page.setViewportSize({ width: 1280, height: 860 });
 
