@@ -239,7 +239,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	r.Use(httpx.Middleware(log, httpx.NewMetrics(reg), cfg.Server.MaxBody)...)
 	r.Use(httpx.ReadTimeout(cfg.Server.ReadTimeout))
 	r.Use(httpx.CORS(cfg.Server.CORS.Origins(), cfg.Server.CORS.AllowCredentials))
-	r.NoRoute(func(c *gin.Context) { httpx.Error(c, apperr.NotFound("route "+c.Request.URL.Path)) })
+	r.NoRoute(func(c *gin.Context) { httpx.Error(c, apperr.New(apperr.KindNotFound, "route %s not found", c.Request.URL.Path)) })
 	r.NoMethod(func(c *gin.Context) {
 		httpx.Error(c, apperr.New(apperr.KindMethodNotAllowed, "method %s is not allowed on %s; allowed: %s",
 			c.Request.Method, c.Request.URL.Path, c.Writer.Header().Get("Allow")))
