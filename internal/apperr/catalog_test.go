@@ -172,8 +172,16 @@ func packageMessages(fset *token.FileSet, self bool, files []*ast.File) []messag
 			if id, ok := arg.(*ast.Ident); ok && !word && id.Name == "format" {
 				return true // forwarded: checked where the wrapper is called
 			}
+			if word && name == "Word" {
+				if _, ok := constString(arg, consts); !ok {
+					return true // a closed set kept elsewhere (bucket names), listed in zhWords
+				}
+			}
 			if id, ok := arg.(*ast.Ident); ok && word && id.Name == "what" {
 				return true // NotFound's own parameter
+			}
+			if lit, ok := arg.(*ast.BasicLit); ok && !word && lit.Value == `"%s"` {
+				return true // a message passed through: MessageIn translates it with Translate
 			}
 			s, ok := constString(arg, consts)
 			switch {
