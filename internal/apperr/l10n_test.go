@@ -15,7 +15,7 @@ func TestMessageIn(t *testing.T) {
 		{"english", Invalid("title must be at most %d characters", 200), LangEN, "title must be at most 200 characters"},
 		{"unknown language is english", Invalid("title is required"), "fr", "title is required"},
 		{"chinese with args", Invalid("title must be at most %d characters", 200), LangZH, "title 最多 200 个字符"},
-		{"field name kept", Invalid("field %q must be %s, not %s", "age", "a number", "string"), LangZH, `字段 "age" 必须是 a number，而不是 string`},
+		{"field name kept, words translated", Invalid("field %q must be %s, not %s", "age", Word("a number"), Word("string")), LangZH, `字段 "age" 必须是数字，而不是字符串`},
 		{"word translated", NotFound("conversation"), LangZH, "会话不存在"},
 		{"internal", Internal(fmt.Errorf("boom")), LangZH, "服务器内部错误"},
 		{"passed through", New(KindTimeout, "%s", "model did not answer in time"), LangZH, "模型未能及时响应"},
