@@ -17,7 +17,9 @@ const maxFollowUpRunes = 100
 // through the glossary). Otherwise it
 // asks the candidate to expand on the first target, in the answer's
 // language. It never ends the interview: the rules decide that.
-func buildFollowUp(in interview.FollowUpInput) interview.FollowUpOutput { return buildFollowUpIn(in, "") }
+func buildFollowUp(in interview.FollowUpInput) interview.FollowUpOutput {
+	return buildFollowUpIn(in, "")
+}
 
 // buildFollowUpIn is buildFollowUp writing in lang ("" for the answer's
 // language).

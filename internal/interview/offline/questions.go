@@ -69,7 +69,9 @@ func roleFor(target string) string {
 // default 6) bank questions. For a role, two generic fundamentals come
 // first, then the role's questions; for the generic role, fundamentals
 // only. Within each part pickQuestions prefers the candidate's skills.
-func buildQuestions(in interview.ExtractionInput) interview.Questions { return buildQuestionsIn(in, "") }
+func buildQuestions(in interview.ExtractionInput) interview.Questions {
+	return buildQuestionsIn(in, "")
+}
 
 // buildQuestionsIn is buildQuestions asking in lang ("" for the resume's
 // language).
