@@ -79,7 +79,7 @@ func buildQuestionsIn(in interview.ExtractionInput, lang string) interview.Quest
 	profile := in.Profile
 	if len(profile.Skills) == 0 && profile.ResumeScore == 0 && strings.TrimSpace(in.ResumeText) != "" {
 		// The caller sent no profile: read the resume ourselves.
-		profile = buildProfile(interview.ProfileInput{ResumeText: in.ResumeText})
+		profile = buildProfileIn(interview.ProfileInput{ResumeText: in.ResumeText}, lang)
 	}
 	n := in.QuestionCount
 	if n <= 0 {
