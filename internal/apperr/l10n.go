@@ -31,9 +31,6 @@ func (e *Error) MessageIn(lang string) string {
 	if lang != LangZH {
 		return e.Message
 	}
-	if e.Kind == KindInternal {
-		return zhCN["internal error"]
-	}
 	if e.Format != "" {
 		if s, ok := localize(e.Format, e.Args); ok {
 			return s
@@ -41,6 +38,9 @@ func (e *Error) MessageIn(lang string) string {
 	}
 	if s, ok := Translate(e.Message); ok {
 		return s
+	}
+	if e.Kind == KindInternal {
+		return zhCN["internal error"]
 	}
 	return e.Message
 }

@@ -18,6 +18,8 @@ func TestMessageIn(t *testing.T) {
 		{"field name kept, words translated", Invalid("field %q must be %s, not %s", "age", Word("a number"), Word("string")), LangZH, `字段 "age" 必须是数字，而不是字符串`},
 		{"word translated", NotFound("conversation"), LangZH, "会话不存在"},
 		{"internal", Internal(fmt.Errorf("boom")), LangZH, "服务器内部错误"},
+		{"internal with a message for the candidate", &Error{Kind: KindInternal, Message: "the AI took too long to read your resume; please try again"}, LangZH, "AI 读取简历耗时过长，请重试"},
+		{"internal, unknown text", &Error{Kind: KindInternal, Message: "boom"}, LangZH, "服务器内部错误"},
 		{"passed through", New(KindTimeout, "%s", "model did not answer in time"), LangZH, "模型未能及时响应"},
 		{"replayed: matched by text", &Error{Kind: KindConflict, Message: "the audio of tts task t1 is not ready yet (40%)"}, LangZH, "语音合成任务 t1 的音频尚未就绪（40%）"},
 		{"replayed word", &Error{Kind: KindNotFound, Message: "interview session not found"}, LangZH, "面试会话不存在"},
