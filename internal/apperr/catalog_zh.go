@@ -66,6 +66,7 @@ var zhCN = map[string]string{
 	"username may not contain spaces; " + usernameRule:      "username 不能包含空格；" + usernameRuleZH,
 	"username may not contain %q; " + usernameRule:          "username 不能包含 %q；" + usernameRuleZH,
 	"username is too long once normalised; " + usernameRule: "username 规范化后过长；" + usernameRuleZH,
+	"language must be \"zh-CN\" or \"en\"":                  "language 必须是 \"zh-CN\" 或 \"en\"",
 	"username or password is wrong":                         "用户名或密码错误",
 	"username and password are required":                    "username 和 password 为必填项",
 	"username is required":                                  "username 为必填项",
