@@ -14,8 +14,8 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/servertest"
 )
 
-// uploadIn uploads a resume with the multipart language field.
-func (c *client) uploadIn(sid, filename string, data []byte, language string) servertest.Response {
+// uploadWithLanguage uploads a resume with the multipart language field.
+func (c *client) uploadWithLanguage(sid, filename string, data []byte, language string) servertest.Response {
 	c.t.Helper()
 	var buf bytes.Buffer
 	w := multipart.NewWriter(&buf)
@@ -65,7 +65,7 @@ func TestOfflineInterviewInSessionLanguage(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			c := MustClient(t, s.URL, tt.user)
 			sid := c.newSession()
-			r := c.uploadIn(sid, "resume.txt", tt.resume, tt.language)
+			r := c.uploadWithLanguage(sid, "resume.txt", tt.resume, tt.language)
 			wantOK(t, r)
 			var texts []string
 			answers := c.runInterview(sid, func(string) string { return tt.answer })
