@@ -142,7 +142,7 @@ func throttled(err error) error {
 		return err
 	}
 	secs := retryAfterSeconds(te.RetryAfter)
-	return apperr.New(apperr.KindRateLimited, "%s", te.Error()).WithData(httpx.RetryAfter{Seconds: secs})
+	return apperr.New(apperr.KindRateLimited, "too many %s: retry in %d s", apperr.Word(te.what), secs).WithData(httpx.RetryAfter{Seconds: secs})
 }
 
 func (h *Handler) checkLogin(c *gin.Context) {
