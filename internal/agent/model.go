@@ -226,19 +226,27 @@ type File struct {
 	CreatedAt time.Time
 }
 
-// FileView is the answer to an upload.
+// FileView is a file as the API shows it (the answer to an upload and the
+// entries of a file list). FileURL downloads it, for its owner only.
 type FileView struct {
-	FileID    string `json:"fileId"`
-	FileName  string `json:"fileName"`
-	SessionID string `json:"sessionId,omitempty"`
-	Size      int64  `json:"size"`
-	Chars     int    `json:"chars"`
-	Truncated bool   `json:"truncated"`
+	FileID      string `json:"fileId"`
+	FileName    string `json:"fileName"`
+	SessionID   string `json:"sessionId,omitempty"`
+	BizType     string `json:"bizType"`
+	ContentType string `json:"contentType"`
+	Size        int64  `json:"size"`
+	Chars       int    `json:"chars"`
+	Truncated   bool   `json:"truncated"`
+	FileURL     string `json:"fileUrl"`
+	CreateTime  string `json:"createTime"`
 }
 
-// ViewOfFile converts f for the API.
-func ViewOfFile(f File) FileView {
-	return FileView{FileID: f.ID, FileName: f.FileName, SessionID: f.SessionID, Size: f.Size, Chars: f.Chars, Truncated: f.Truncated}
+// ViewOfFile converts f for the API; base is the path under which files
+// are downloaded (".../agents/files"), the file's URL is base/<id>.
+func ViewOfFile(f File, base string) FileView {
+	return FileView{FileID: f.ID, FileName: f.FileName, SessionID: f.SessionID, BizType: f.BizType, ContentType: f.MIME,
+		Size: f.Size, Chars: f.Chars, Truncated: f.Truncated, FileURL: base + "/" + f.ID,
+		CreateTime: f.CreatedAt.UTC().Format(timeFormat)}
 }
 
 // FilesHeading starts the section of the system prompt that carries the
