@@ -22,6 +22,12 @@ var Tags = map[int]string{
 	7: "mobile", 8: "devops", 9: "design", 10: "product", 99: "other",
 }
 
+// TagColors are the colours the original showed its tags in, by code.
+var TagColors = map[int]string{
+	1: "#1677ff", 2: "#52c41a", 3: "#13c2c2", 4: "#fa8c16", 5: "#722ed1", 6: "#2f54eb",
+	7: "#eb2f96", 8: "#faad14", 9: "#f5222d", 10: "#a0d911", 99: "#8c8c8c",
+}
+
 // Limits of an agent configuration.
 const (
 	MaxNameChars        = 64
@@ -172,8 +178,9 @@ type Filter struct {
 
 // Tag is a tag as the API shows it.
 type Tag struct {
-	Code int    `json:"code"`
-	Name string `json:"name"`
+	Code  int    `json:"code"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
 }
 
 // View is an agent as the API shows it. It names the provider
@@ -205,7 +212,7 @@ func ViewOf(a Agent) View {
 	}
 	v.Tags = make([]Tag, len(v.TagCodes))
 	for i, c := range v.TagCodes {
-		v.Tags[i] = Tag{Code: c, Name: Tags[c]}
+		v.Tags[i] = Tag{Code: c, Name: Tags[c], Color: TagColors[c]}
 	}
 	return v
 }

@@ -196,7 +196,7 @@ func ViewOf(p Property) View {
 	v := View{ID: p.ID, AIName: p.Name, AIType: p.Type, APIKeySet: p.APIKey != "", APISecretSet: p.APISecret != "",
 		ProjectID: p.ProjectID, OrganizationID: p.OrganizationID, APIURL: redact.URL(p.APIURL),
 		DefaultAPIURL: llm.DefaultBaseURL(p.Type),
-		ModelName: p.ModelName, MaxTokens: p.MaxTokens, Temperature: p.Temperature, SystemPrompt: p.SystemPrompt,
+		ModelName:     p.ModelName, MaxTokens: p.MaxTokens, Temperature: p.Temperature, SystemPrompt: p.SystemPrompt,
 		SupportsVision: p.SupportsVision, IsEnabled: p.IsEnabled, Offline: p.Type == "offline"}
 	if v.APIKeySet {
 		v.APIKey = MaskedKey

@@ -1,8 +1,10 @@
 package interview
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -47,6 +49,9 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.PUT("/finish", def, h.finish)
 	g.GET("/interview/records", read, h.records)
 	g.GET("/interview/record/:sid", read, h.record)
+	// The original's other names for finish, kept for its clients.
+	g.PUT("/conversations/:sid/end", def, h.finish)
+	g.POST("/record/save-from-redis/:sid", def, h.finish)
 }
 
 // SessionView is a session as the API shows it.
@@ -62,11 +67,17 @@ type SessionView struct {
 	Read    *ReadSummary `json:"read"`
 	Offline bool         `json:"offline"`
 	// Language is the session's language, "" before a resume is stored.
-	Language   string `json:"language"`
-	CreateTime string `json:"createTime"`
-	UpdateTime string `json:"updateTime"`
-	StartTime  string `json:"startTime,omitempty"`
-	EndTime    string `json:"endTime,omitempty"`
+	Language string `json:"language"`
+	// ConversationTitle names the session in lists (the original's field):
+	// the target role, else the interview type.
+	ConversationTitle string `json:"conversationTitle"`
+	// ResumeFileURL serves the stored resume to its owner; "" before one
+	// is stored. Set in lists.
+	ResumeFileURL string `json:"resumeFileUrl,omitempty"`
+	CreateTime    string `json:"createTime"`
+	UpdateTime    string `json:"updateTime"`
+	StartTime     string `json:"startTime,omitempty"`
+	EndTime       string `json:"endTime,omitempty"`
 }
 
 func rfc3339(t *time.Time) string {
@@ -80,7 +91,7 @@ func rfc3339(t *time.Time) string {
 func ViewOf(s Session) SessionView {
 	return SessionView{SessionID: s.ID, Status: s.Status, Flow: s.Flow, CurrentQuestionNumber: s.CurrentNumber,
 		InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore, Read: s.Read, Offline: s.Offline,
-		Language: s.Language, CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
+		Language: s.Language, ConversationTitle: cmp.Or(s.Target, s.InterviewType), CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
 }
 
 // An answer still being evaluated is answered 202 by httpx.Respond.
@@ -105,7 +116,14 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), userID(c), p, SessionFilter{Status: c.Query("status"), Keyword: c.Query("keyword")})
-	httpx.Respond(c, page.Map(res, ViewOf), err)
+	base := strings.TrimSuffix(c.FullPath(), "/conversations")
+	httpx.Respond(c, page.Map(res, func(s Session) SessionView {
+		v := ViewOf(s)
+		if s.ResumeFileID != "" {
+			v.ResumeFileURL = base + "/sessions/" + s.ID + "/resume/preview"
+		}
+		return v
+	}), err)
 }
 
 func (h *Handler) upload(c *gin.Context) {
