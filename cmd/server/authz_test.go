@@ -59,7 +59,7 @@ var policy = map[string]string{
 	"POST /api/xunzhi/v1/agents/sessions": "user", "GET /api/xunzhi/v1/agents/conversations": "user",
 	"GET /api/xunzhi/v1/agents/messages/history": "user", "POST /api/xunzhi/v1/agents/files/upload": "user",
 	"GET /api/xunzhi/v1/agents/files": "user", "GET /api/xunzhi/v1/agents/files/:id": "owner",
-	"DELETE /api/xunzhi/v1/agents/files/:id": "owner",
+	"DELETE /api/xunzhi/v1/agents/files/:id":              "owner",
 	"POST /api/xunzhi/v1/agents/sessions/:sessionId/chat": "owner", "GET /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 	"GET /api/xunzhi/v1/agents/conversations/:sessionId/messages": "owner",
 	"PUT /api/xunzhi/v1/agents/conversations/:sessionId/end":      "owner", "DELETE /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
