@@ -47,7 +47,7 @@ func TestOriginalFeaturesEndToEnd(t *testing.T) {
 	const secret, key = "sk-secret-part-20", "sk-key-part-20"
 	var cfg struct {
 		ID, APIKey, APISecret, ProjectID, OrganizationID, DefaultAPIURL string
-		APISecretSet                                                   bool
+		APISecretSet                                                    bool
 	}
 	r := must(admin, "POST", "/ai-properties", map[string]any{"aiName": "fake20", "aiType": "openai", "apiKey": key,
 		"apiSecret": secret, "projectId": "proj_20", "organizationId": "org-20", "apiUrl": fake.URL(),
