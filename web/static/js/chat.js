@@ -1,6 +1,7 @@
 // AI chat and agent chat: conversation list, history, streaming answers.
 
 import { api, call, describeError, noteOffline, openStream, sseEvents } from './api.js';
+import { filesPanel } from './agentfiles.js';
 import { alertBox, busy, clear, field, fmtTime, h, offlineBadge, toast } from './ui.js';
 
 /** Renders one message bubble; returns {el, addContent, addReasoning, finish}. */
@@ -205,6 +206,7 @@ export async function agentsView(root, params) {
   const fileInput = h('input', { type: 'file', accept: '.pdf,.txt,.md,.docx,application/pdf,text/plain,text/markdown' });
   const uploadBtn = h('button.btn', { type: 'button' }, 'Upload file');
   const fileStatus = h('small.muted', { 'aria-live': 'polite' });
+  const files = filesPanel();
   let panel;
   const ensureSession = async (first) => {
     const body = {};
@@ -220,7 +222,10 @@ export async function agentsView(root, params) {
     chatBody: (text) => ({ inputMessage: text }),
     titleOf: async (sid) => (await api(`/agents/conversations/${encodeURIComponent(sid)}`)).title,
     create: ensureSession,
-    onSessionChange: (sid) => history.replaceState(null, '', sid ? `#/agents/${encodeURIComponent(sid)}` : '#/agents'),
+    onSessionChange: (sid) => {
+      history.replaceState(null, '', sid ? `#/agents/${encodeURIComponent(sid)}` : '#/agents');
+      files.load(sid);
+    },
     extraControls: (p) => {
       uploadBtn.addEventListener('click', async () => {
         const f = fileInput.files[0];
@@ -238,14 +243,16 @@ export async function agentsView(root, params) {
             fileStatus.textContent = `${r.fileName}: ${r.chars} characters${r.truncated ? ' (truncated)' : ''} given to the agent.`;
             toast('File uploaded — the agent can use it in this conversation.', 'success');
             panel && panel.loadList();
+            files.load(p.getSid());
           } catch (e) { p.alert.error(e); }
         }, 'Uploading…');
       });
       const fileField = field('Context file', fileInput);
       fileField.wrap.classList.add('inline');
-      return [h('div.agent-controls', agentField.wrap, desc, h('div.row', fileField.wrap, uploadBtn, fileStatus))];
+      return [h('div.agent-controls', agentField.wrap, desc, h('div.row', fileField.wrap, uploadBtn, fileStatus), files.el)];
     },
     emptyText: 'New agent conversation',
   });
+  files.load(params[0] || '');
   return () => panel.abort();
 }
