@@ -1,6 +1,7 @@
 // The app shell: hash router (#/view/param), login state, navigation.
 
 import { api, clearSession, getToken, getUser, onOffline, onUnauthorized, setSession, updateUser } from './api.js';
+import { askNewPassword } from './newpassword.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
 
 const views = {
@@ -147,6 +148,7 @@ function authView(mode) {
         }
         const res = await api('/users/login', { method: 'POST', body: { username: username.value.trim(), password: password.value } });
         setSession(res.token, { username: res.username, isAdmin: !!res.isAdmin });
+        if (res.mustChangePassword) await askNewPassword();
         try {
           const me = await api('/users/me');
           updateUser({ id: me.id, username: me.username, isAdmin: !!me.isAdmin, realName: me.realName });
