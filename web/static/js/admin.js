@@ -5,7 +5,7 @@
 import { api, getUser } from './api.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
 
-const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'ollama', 'offline', 'other'];
+const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'qwen', 'zhipu', 'moonshot', 'ollama', 'offline', 'other'];
 const TAGS = { 1: 'frontend', 2: 'backend', 3: 'IoT', 4: 'test', 5: 'AI', 6: 'data', 7: 'mobile', 8: 'devops', 9: 'design', 10: 'product', 99: 'other' };
 
 export async function adminView(root) {
