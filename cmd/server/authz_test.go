@@ -23,7 +23,7 @@ import (
 //	user    any logged-in user (their own data, or shared read-only data)
 //	admin   admins only; others get 403
 //	owner   the owner of the resource in the path; anyone else gets 404
-//	self    the user named in the path, or an admin; anyone else gets 404
+//	owner-or-admin  the owner or any admin; another user gets 404
 //	socket  the WebSocket, which authenticates itself (token and path user)
 var policy = map[string]string{
 	"GET /": "public", "HEAD /": "public", "GET /index.html": "public",
@@ -35,7 +35,7 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/users/me": "user", "POST /api/xunzhi/v1/users/logout": "user",
 	"PUT /api/xunzhi/v1/users": "user", "PUT /api/xunzhi/v1/users/": "user",
 	"GET /api/xunzhi/v1/users/page": "admin", "POST /api/xunzhi/v1/users/admin": "admin",
-	"GET /api/xunzhi/v1/users/is-admin": "user", "GET /api/xunzhi/v1/users/:username": "self",
+	"GET /api/xunzhi/v1/users/is-admin": "user", "GET /api/xunzhi/v1/users/:username": "owner-or-admin",
 
 	"GET /api/xunzhi/v1/ai-properties": "user", "GET /api/xunzhi/v1/ai-properties/": "user",
 	"GET /api/xunzhi/v1/ai-properties/:id": "user", "GET /api/xunzhi/v1/ai-properties/enabled": "user",
@@ -84,6 +84,7 @@ var policy = map[string]string{
 	"PUT /api/xunzhi/v1/interview/sessions/:sid/finish":                 "owner",
 	"PUT /api/xunzhi/v1/interview/conversations/:sid/end":               "owner",
 	"POST /api/xunzhi/v1/interview/record/save-from-redis/:sid":         "owner",
+	"GET /api/xunzhi/v1/interview/sessions/:sid/trace":                  "owner-or-admin",
 
 	"POST /api/xunzhi/v1/speech/transcriptions":       "user",
 	"GET /api/xunzhi/v1/speech/capabilities":          "user",
@@ -320,11 +321,11 @@ func TestAuthorizationMatrix(t *testing.T) {
 						t.Errorf("owner: %d", got)
 					}
 				}
-			case "self":
+			case "owner-or-admin":
 				if got != 404 {
 					t.Errorf("another user: %d, want 404", got)
 				}
-				for who, c := range map[string]caller{"admin": admin, "the user": owner} {
+				for who, c := range map[string]caller{"an admin who is not the owner": admin, "owner": owner} {
 					if got := m.call(c, r.Method, path, body); got != 200 {
 						t.Errorf("%s: %d, want 200", who, got)
 					}

@@ -146,7 +146,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
 	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
-		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars})
+		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars,
+			Registerer: reg})
 	if err != nil {
 		return nil, setting("data-dir", err)
 	}

@@ -47,6 +47,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.GET("/radar-chart", read, h.radar)
 	sid.GET("/radar-chart.svg", read, h.radarSVG)
 	sid.PUT("/finish", def, h.finish)
+	sid.GET("/trace", read, h.trace)
 	g.GET("/interview/records", read, h.records)
 	g.GET("/interview/record/:sid", read, h.record)
 	// The original's other names for finish, kept for its clients.
@@ -253,7 +254,25 @@ func (h *Handler) records(c *gin.Context) {
 		}
 		*dst = &v
 	}
-	f.Direction = c.Query("interviewDirection")
+	f.Direction, f.SessionID = c.Query("interviewDirection"), c.Query("sessionId")
 	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
 	httpx.Respond(c, res, err)
+}
+
+// trace sends the session's AI trace as a JSON Lines download: to the
+// session's owner, or to an admin.
+func (h *Handler) trace(c *gin.Context) {
+	caller, _ := auth.FromContext(c.Request.Context())
+	entries, err := h.svc.Trace(c.Request.Context(), caller.UserID, caller.Admin, c.Param("sid"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	body, err := WriteJSONL(entries)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.Header("Content-Disposition", `attachment; filename="interview-`+url.PathEscape(c.Param("sid"))+`-trace.jsonl"`)
+	c.Data(http.StatusOK, "application/x-ndjson; charset=utf-8", body)
 }

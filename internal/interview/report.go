@@ -49,7 +49,7 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 			return DemeanorResult{}, apperr.Internal(err)
 		}
 		req.Messages[1].Images = []llm.Image{{MIME: mime, Data: photo}}
-		d, _, err := Invoke(ctx, s.inv, Call{Stage: StageDemeanor, SessionID: sess.ID, BusinessKey: hash,
+		d, _, err := tracedInvoke(ctx, s, Call{Stage: StageDemeanor, SessionID: sess.ID, BusinessKey: hash,
 			Provider: s.provider, Request: req}, func(r llm.Response) (Demeanor, error) { return ParseDemeanor(r.Content) })
 		if err != nil {
 			return DemeanorResult{}, err
@@ -104,7 +104,7 @@ func (s *Service) Finish(ctx context.Context, userID, sessionID string) (Report,
 		return Report{}, invalidState("an answer is still being evaluated; finish when it is done")
 	}
 	now := s.now()
-	rep, err := s.buildReport(ctx, st, now)
+	rep, err := s.buildReport(ctx, st, now, true)
 	if err != nil {
 		return Report{}, err
 	}
@@ -147,21 +147,32 @@ func (r Radar) DimensionsIn(lang string) []RadarDimension {
 	return out
 }
 
-func (s *Service) buildReport(ctx context.Context, st state, now time.Time) (Report, error) {
+// buildReport computes the report of st as of now: final (the interview is
+// being finished) or live (what is known so far).
+func (s *Service) buildReport(ctx context.Context, st state, now time.Time, final bool) (Report, error) {
 	radar, err := s.radarOf(ctx, st)
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{SessionID: st.sess.ID, InterviewScore: radar.InterviewPerformance, ResumeScore: st.sess.ResumeScore,
-		DemeanorScore: radar.DemeanorEvaluation, InterviewStatus: SessionFinished, InterviewDirection: st.sess.InterviewType,
-		EndTime: now.Format(time.RFC3339), RadarChart: radar, RadarDimensions: radar.DimensionsIn(sessionLanguage(st.sess)), Offline: st.sess.Offline,
-		PlaybackItems: []PlaybackItem{}}
-	start := st.sess.CreatedAt
-	if st.sess.StartedAt != nil {
-		start = *st.sess.StartedAt
+	lang := sessionLanguage(st.sess)
+	rep := Report{ID: st.sess.ID, UserID: st.sess.UserID, SessionID: st.sess.ID, Final: final,
+		CreateTime: st.sess.CreatedAt.UTC().Format(time.RFC3339), UpdateTime: st.sess.UpdatedAt.UTC().Format(time.RFC3339),
+		InterviewScore: radar.InterviewPerformance, ResumeScore: st.sess.ResumeScore,
+		DemeanorScore: radar.DemeanorEvaluation, InterviewStatus: st.sess.Status, InterviewDirection: st.sess.InterviewType,
+		RadarChart: radar, RadarDimensions: radar.DimensionsIn(lang), Offline: st.sess.Offline,
+		PlaybackItems: []PlaybackItem{}, InterviewSuggestions: append([]string{}, st.sess.Suggestions...),
+		Suggestions: numbered(st.sess.Suggestions)}
+	if final {
+		rep.InterviewStatus, rep.EndTime, rep.UpdateTime = SessionFinished, now.Format(time.RFC3339), now.Format(time.RFC3339)
 	}
-	rep.StartTime = start.UTC().Format(time.RFC3339)
-	rep.DurationSeconds = int64(now.Sub(start).Seconds())
+	if st.sess.StartedAt != nil || final {
+		start := st.sess.CreatedAt
+		if st.sess.StartedAt != nil {
+			start = *st.sess.StartedAt
+		}
+		rep.StartTime = start.UTC().Format(time.RFC3339)
+		rep.DurationSeconds = max(int64(now.Sub(start).Seconds()), 0)
+	}
 	var summaries []TurnSummary
 	for _, q := range st.questions {
 		if !q.IsFollow {
@@ -173,18 +184,34 @@ func (s *Service) buildReport(ctx context.Context, st state, now time.Time) (Rep
 			continue
 		}
 		q, _ := st.question(t.QuestionNumber)
-		score := t.Scored.Score
-		rep.PlaybackItems = append(rep.PlaybackItems, PlaybackItem{Seq: len(rep.PlaybackItems) + 1, QuestionNumber: t.QuestionNumber,
-			QuestionContent: q.Content, AnswerContent: t.Answer, Score: &score, Level: t.Scored.Level,
-			LevelText: LevelText(t.Scored.Level, sessionLanguage(st.sess)), Feedback: t.Feedback,
-			IsFollowUp: q.IsFollow, ParentNumber: q.ParentNo, NeedsReview: t.Scored.NeedsReview, ScoreReason: t.Scored.Reason,
-			AnsweredAt: t.UpdatedAt.UTC().Format(time.RFC3339)})
-		summaries = append(summaries, TurnSummary{QuestionNumber: t.QuestionNumber, Question: q.Content, Feedback: t.Feedback,
-			Score: score, IsFollowUp: q.IsFollow})
+		rep.PlaybackItems = append(rep.PlaybackItems, playbackItem(len(rep.PlaybackItems)+1, lang, q, t))
+		if t.Scored.Hidden == "" { // a score the evidence cannot support grades nothing
+			summaries = append(summaries, TurnSummary{QuestionNumber: t.QuestionNumber, Question: q.Content,
+				Feedback: withoutReviewNotice(lang, t), Score: t.Scored.Score, IsFollowUp: q.IsFollow})
+		}
 	}
 	rep.AnsweredCount = len(rep.PlaybackItems)
-	rep.ReviewFeedback = BuildReviewFeedbackIn(sessionLanguage(st.sess), radar, summaries, st.sess.Suggestions)
+	rep.ReviewFeedback = BuildReviewFeedbackIn(lang, radar, summaries, st.sess.Suggestions)
 	return rep, nil
+}
+
+// playbackItem is turn t (the answer to q) as the report's seq-th item.
+func playbackItem(seq int, lang string, q Question, t Turn) PlaybackItem {
+	it := PlaybackItem{Seq: seq, QuestionNumber: t.QuestionNumber, QuestionContent: q.Content, AnswerContent: t.Answer,
+		Feedback: t.Feedback, IsFollowUp: q.IsFollow, ParentNumber: q.ParentNo, NeedsReview: t.Scored.NeedsReview,
+		ScoreReason: t.Scored.Reason, AnsweredAt: t.UpdatedAt.UTC().Format(time.RFC3339), Timestamp: t.UpdatedAt.UnixMilli(),
+		RequestID: t.RequestID, FollowUpNeeded: t.FollowUp != nil && t.FollowUp.Ask}
+	if t.Scored.Hidden != "" {
+		it.ScoreHidden = hiddenScoreText(lang)
+	} else {
+		score := t.Scored.Score
+		it.Score, it.Level, it.LevelText = &score, t.Scored.Level, LevelText(t.Scored.Level, lang)
+	}
+	if r := t.Response; r != nil { // what the candidate was answered with
+		it.TotalScore, it.FollowUpCount, it.Finished = r.TotalScore, r.FollowUpCount, r.Finished
+		it.NextQuestionNumber, it.NextQuestion = r.NextQuestionNumber, r.NextQuestion
+	}
+	return it
 }
 
 // RadarChart returns the session's radar: the report's once finished, else
@@ -204,9 +231,18 @@ func (s *Service) RadarChart(ctx context.Context, userID, sessionID string) (Rad
 	return s.radarOf(ctx, st)
 }
 
-// Record returns the report of a finished session.
+// Record returns the session's report: the stored one (final) once the
+// interview is finished, else the report of what is known so far (live:
+// final false, null where nothing is known yet).
 func (s *Service) Record(ctx context.Context, userID, sessionID string) (Report, error) {
-	return s.store.Report(ctx, userID, sessionID)
+	st, err := s.load(ctx, userID, sessionID)
+	if err != nil {
+		return Report{}, err
+	}
+	if st.sess.Status == SessionFinished {
+		return s.store.Report(ctx, userID, sessionID)
+	}
+	return s.buildReport(ctx, st, s.now(), false)
 }
 
 // Records lists the user's reports.
@@ -215,6 +251,10 @@ func (s *Service) Records(ctx context.Context, userID string, p page.Request, f 
 		if v != nil && (*v < 0 || *v > 100) {
 			return page.Result[Report]{}, apperr.Invalid("minScore and maxScore must be between 0 and 100")
 		}
+	}
+	f.SessionID = strings.TrimSpace(f.SessionID)
+	if len(f.SessionID) > 64 {
+		return page.Result[Report]{}, apperr.Invalid("sessionId must be at most 64 characters")
 	}
 	f.Direction = strings.TrimSpace(f.Direction)
 	if len(f.Direction) > 128 {
