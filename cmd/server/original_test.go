@@ -275,11 +275,18 @@ func TestOriginalFeaturesEndToEnd(t *testing.T) {
 		if r := do(carol, "PUT", "/interview/conversations/"+s.SessionID+"/end", nil); r.Status != 404 {
 			t.Fatalf("carol ends bob's interview: %d %s", r.Status, r.Raw)
 		}
-		var ended, saved struct{ SessionID string }
+		var ended, saved struct{ SessionID, ResumeFileURL string }
 		must(bob, "PUT", "/interview/conversations/"+s.SessionID+"/end", nil, &ended)
 		must(bob, "POST", "/interview/record/save-from-redis/"+s.SessionID, nil, &saved)
-		if ended.SessionID != s.SessionID || saved != ended {
+		if ended.SessionID != s.SessionID || saved != ended || ended.ResumeFileURL != p.Records[0].ResumeFileURL {
 			t.Fatalf("end = %+v, save-from-redis = %+v", ended, saved)
+		}
+		var recs struct {
+			Records []struct{ SessionID, ResumeFileURL, UpdateTime string }
+		}
+		must(bob, "GET", "/interview/interview/records?pageNum=1&pageSize=5", nil, &recs)
+		if len(recs.Records) != 1 || recs.Records[0].ResumeFileURL != p.Records[0].ResumeFileURL || recs.Records[0].UpdateTime == "" {
+			t.Fatalf("records = %+v", recs)
 		}
 		var st struct{ Records []struct{ Status string } }
 		must(bob, "GET", "/interview/conversations", nil, &st)

@@ -117,7 +117,7 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), userID(c), p, SessionFilter{Status: c.Query("status"), Keyword: c.Query("keyword")})
-	base := strings.TrimSuffix(c.FullPath(), "/conversations")
+	base := groupBase(c)
 	httpx.Respond(c, page.Map(res, func(s Session) SessionView {
 		v := ViewOf(s)
 		if s.ResumeFileID != "" {
@@ -228,12 +228,31 @@ func (h *Handler) radarSVG(c *gin.Context) {
 
 func (h *Handler) finish(c *gin.Context) {
 	r, err := h.svc.Finish(c.Request.Context(), userID(c), c.Param("sid"))
-	httpx.Respond(c, r, err)
+	httpx.Respond(c, withResumeURL(c, r), err)
 }
 
 func (h *Handler) record(c *gin.Context) {
 	r, err := h.svc.Record(c.Request.Context(), userID(c), c.Param("sid"))
-	httpx.Respond(c, r, err)
+	httpx.Respond(c, withResumeURL(c, r), err)
+}
+
+// groupBase is the path of this handler's group (".../interview"), taken
+// from the matched route so that URLs follow wherever it is mounted.
+func groupBase(c *gin.Context) string {
+	p := c.FullPath()
+	if i := strings.Index(p, "/interview"); i >= 0 {
+		return p[:i+len("/interview")]
+	}
+	return p
+}
+
+// withResumeURL sets the report's resumeFileUrl (a report exists only for
+// a session with a resume).
+func withResumeURL(c *gin.Context, r Report) Report {
+	if r.SessionID != "" {
+		r.ResumeFileURL = groupBase(c) + "/sessions/" + r.SessionID + "/resume/preview"
+	}
+	return r
 }
 
 func (h *Handler) records(c *gin.Context) {
@@ -256,7 +275,7 @@ func (h *Handler) records(c *gin.Context) {
 	}
 	f.Direction, f.SessionID = c.Query("interviewDirection"), c.Query("sessionId")
 	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
-	httpx.Respond(c, res, err)
+	httpx.Respond(c, page.Map(res, func(r Report) Report { return withResumeURL(c, r) }), err)
 }
 
 // trace sends the session's AI trace as a JSON Lines download: to the
