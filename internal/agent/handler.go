@@ -268,7 +268,7 @@ func (h *Handler) files(c *gin.Context) {
 }
 
 // download serves the bytes of the caller's file with http.ServeContent:
-// Range, If-Modified-Since and HEAD work as for a static file. The file is
+// Range and If-Modified-Since work as for a static file. The file is
 // an attachment, never rendered by the browser as a page of this site.
 func (h *Handler) download(c *gin.Context) {
 	uid, err := callerID(c)
