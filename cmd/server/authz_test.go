@@ -23,6 +23,7 @@ import (
 //	user    any logged-in user (their own data, or shared read-only data)
 //	admin   admins only; others get 403
 //	owner   the owner of the resource in the path; anyone else gets 404
+//	owner-or-admin  the owner or any admin; another user gets 404
 //	socket  the WebSocket, which authenticates itself (token and path user)
 var policy = map[string]string{
 	"GET /": "public", "HEAD /": "public", "GET /index.html": "public",
@@ -34,6 +35,7 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/users/me": "user", "POST /api/xunzhi/v1/users/logout": "user",
 	"PUT /api/xunzhi/v1/users": "user", "PUT /api/xunzhi/v1/users/": "user",
 	"GET /api/xunzhi/v1/users/page": "admin", "POST /api/xunzhi/v1/users/admin": "admin",
+	"GET /api/xunzhi/v1/users/is-admin": "user", "GET /api/xunzhi/v1/users/:username": "owner-or-admin",
 
 	"GET /api/xunzhi/v1/ai-properties": "user", "GET /api/xunzhi/v1/ai-properties/": "user",
 	"GET /api/xunzhi/v1/ai-properties/:id": "user", "GET /api/xunzhi/v1/ai-properties/enabled": "user",
@@ -41,6 +43,7 @@ var policy = map[string]string{
 	"POST /api/xunzhi/v1/ai-properties":        "admin", "POST /api/xunzhi/v1/ai-properties/": "admin",
 	"PUT /api/xunzhi/v1/ai-properties": "admin", "PUT /api/xunzhi/v1/ai-properties/": "admin",
 	"DELETE /api/xunzhi/v1/ai-properties/:id": "admin", "PUT /api/xunzhi/v1/ai-properties/:id/status": "admin",
+	"POST /api/xunzhi/v1/ai-properties/test": "admin", "POST /api/xunzhi/v1/ai-properties/:id/test": "admin",
 
 	"GET /api/xunzhi/v1/agent-properties": "user", "GET /api/xunzhi/v1/agent-properties/": "user",
 	"GET /api/xunzhi/v1/agent-properties/:id": "user", "GET /api/xunzhi/v1/agent-properties/byName": "user",
@@ -53,14 +56,18 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/ai/conversations/:sessionId": "owner", "PUT /api/xunzhi/v1/ai/conversations/:sessionId": "owner",
 	"DELETE /api/xunzhi/v1/ai/conversations/:sessionId": "owner", "PUT /api/xunzhi/v1/ai/conversations/:sessionId/end": "owner",
 	"POST /api/xunzhi/v1/ai/sessions/:sessionId/chat": "owner", "GET /api/xunzhi/v1/ai/history/:sessionId": "owner",
+	"POST /api/xunzhi/v1/ai/sessions/:sessionId/regenerate": "owner", "GET /api/xunzhi/v1/ai/config": "user",
 
 	"POST /api/xunzhi/v1/agents/sessions": "user", "GET /api/xunzhi/v1/agents/conversations": "user",
 	"GET /api/xunzhi/v1/agents/messages/history": "user", "POST /api/xunzhi/v1/agents/files/upload": "user",
+	"GET /api/xunzhi/v1/agents/files": "user", "GET /api/xunzhi/v1/agents/files/:id": "owner",
+	"DELETE /api/xunzhi/v1/agents/files/:id":              "owner",
 	"POST /api/xunzhi/v1/agents/sessions/:sessionId/chat": "owner", "GET /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 	"GET /api/xunzhi/v1/agents/conversations/:sessionId/messages": "owner",
 	"PUT /api/xunzhi/v1/agents/conversations/:sessionId/end":      "owner", "DELETE /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 
 	"POST /api/xunzhi/v1/interview/sessions": "user", "GET /api/xunzhi/v1/interview/conversations": "user",
+	"GET /api/xunzhi/v1/interview/capabilities":                         "user",
 	"GET /api/xunzhi/v1/interview/interview/records":                    "user",
 	"GET /api/xunzhi/v1/interview/interview/record/:sid":                "owner",
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview-questions":   "owner",
@@ -69,6 +76,7 @@ var policy = map[string]string{
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview/answer-json": "owner",
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview/answer":      "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/restore":                "owner",
+	"GET /api/xunzhi/v1/interview/sessions/:sid/progress/:requestId":    "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/questions":    "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/score":        "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/suggestions":  "owner",
@@ -78,6 +86,9 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/interview/sessions/:sid/radar-chart":            "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/radar-chart.svg":        "owner",
 	"PUT /api/xunzhi/v1/interview/sessions/:sid/finish":                 "owner",
+	"PUT /api/xunzhi/v1/interview/conversations/:sid/end":               "owner",
+	"POST /api/xunzhi/v1/interview/record/save-from-redis/:sid":         "owner",
+	"GET /api/xunzhi/v1/interview/sessions/:sid/trace":                  "owner-or-admin",
 
 	"POST /api/xunzhi/v1/speech/transcriptions":       "user",
 	"GET /api/xunzhi/v1/speech/capabilities":          "user",
@@ -210,8 +221,19 @@ func TestAuthorizationMatrix(t *testing.T) {
 	taskID := create(owner, "POST", "/xunfei/tts/tasks", map[string]any{"text": "Hello there."}, "taskId")
 	aiPropID := create(admin, "POST", "/ai-properties", map[string]any{"aiName": "local", "aiType": "offline"}, "id")
 	agentID := create(admin, "POST", "/agent-properties", map[string]any{"agentName": "helper", "systemPrompt": "Be brief."}, "id")
+	rd, ct := fileBody("file", "notes.txt", []byte("owner's notes"), map[string]string{"sessionId": agentSID})()
+	fileReq, _ := http.NewRequest("POST", srv.URL+api+"/agents/files/upload", rd)
+	fileReq.Header.Set("Content-Type", ct)
+	fileReq.Header.Set("Authorization", "Bearer "+owner.token)
+	upload := servertest.Send(t, fileReq)
+	var uploaded struct{ FileID string }
+	upload.Decode(t, &uploaded)
+	if uploaded.FileID == "" {
+		t.Fatalf("owner file upload: %d %s", upload.Status, upload.Raw)
+	}
 
-	params := map[string]string{":sid": sid, ":taskId": taskID, ":userId": owner.id, "*filepath": "css/app.css"}
+	params := map[string]string{":sid": sid, ":taskId": taskID, ":userId": owner.id, ":username": "owner1",
+		"*filepath": "css/app.css"}
 	pathOf := func(route string) string {
 		p := route
 		for k, v := range params {
@@ -220,6 +242,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		switch {
 		case strings.Contains(p, "/agents/"):
 			p = strings.ReplaceAll(p, ":sessionId", agentSID)
+			p = strings.ReplaceAll(p, ":id", uploaded.FileID)
 		case strings.Contains(p, "/ai/"):
 			p = strings.ReplaceAll(p, ":sessionId", chatID)
 		case strings.Contains(p, "/ai-properties/"):
@@ -300,6 +323,15 @@ func TestAuthorizationMatrix(t *testing.T) {
 				if r.Method == "GET" {
 					if got := m.call(owner, r.Method, path, body); got == 401 || got == 403 {
 						t.Errorf("owner: %d", got)
+					}
+				}
+			case "owner-or-admin":
+				if got != 404 {
+					t.Errorf("another user: %d, want 404", got)
+				}
+				for who, c := range map[string]caller{"an admin who is not the owner": admin, "owner": owner} {
+					if got := m.call(c, r.Method, path, body); got != 200 {
+						t.Errorf("%s: %d, want 200", who, got)
 					}
 				}
 			case "socket":

@@ -31,6 +31,10 @@ type Store interface {
 	CreateFile(ctx context.Context, f File) error
 	SessionFiles(ctx context.Context, userID, sessionID string, limit int) ([]File, error)
 	FileIDsInUse(ctx context.Context, ids []string) (map[string]bool, error)
+
+	Files(ctx context.Context, userID, sessionID string, limit int) ([]File, error)
+	File(ctx context.Context, userID, id string) (File, error)
+	DeleteFile(ctx context.Context, userID, id string) error
 }
 
 // Resolver turns a provider configuration id into a ready provider
@@ -268,6 +272,57 @@ func (s *Service) profile(ctx context.Context, conv chat.Conversation, _ string)
 	return p, nil
 }
 
+// MaxListedFiles bounds a file list.
+const MaxListedFiles = 200
+
+// Files lists the caller's files, newest first: those of one session (which
+// must be the caller's) or, with sessionID "", all of them (at most
+// MaxListedFiles).
+func (s *Service) Files(ctx context.Context, userID, sessionID string) ([]File, error) {
+	sessionID = strings.TrimSpace(sessionID)
+	if sessionID != "" {
+		if len(sessionID) > 64 {
+			return nil, apperr.Invalid("sessionId must be at most 64 characters")
+		}
+		if _, err := s.chats.Get(ctx, userID, sessionID, chat.ScopeAgent); err != nil {
+			return nil, err
+		}
+	}
+	return s.store.Files(ctx, userID, sessionID, MaxListedFiles)
+}
+
+// OpenFile returns the caller's file id and its bytes, which the caller
+// closes. Another user's file is a 404.
+func (s *Service) OpenFile(ctx context.Context, userID, id string) (File, *blobstore.Object, error) {
+	if !validID.MatchString(id) || !validID.MatchString(userID) {
+		return File{}, nil, errFileMissing
+	}
+	f, err := s.store.File(ctx, userID, id)
+	if err != nil {
+		return File{}, nil, err
+	}
+	data, err := s.openBlob(ctx, userID, id)
+	if err != nil {
+		return File{}, nil, err
+	}
+	return f, data, nil
+}
+
+// DeleteFile removes the caller's file id: its row (so agents no longer see
+// its text) and its bytes. Another user's file is a 404.
+func (s *Service) DeleteFile(ctx context.Context, userID, id string) error {
+	if !validID.MatchString(id) || !validID.MatchString(userID) {
+		return errFileMissing
+	}
+	if err := s.store.DeleteFile(ctx, userID, id); err != nil {
+		return err
+	}
+	// The row is gone, so the bytes can no longer be reached; a failure to
+	// remove them leaves an orphan for the sweep, not an error for the user.
+	s.removeBlob(ctx, userID, id)
+	return nil
+}
+
 // UploadInput is one uploaded file.
 type UploadInput struct {
 	SessionID string
@@ -277,7 +332,7 @@ type UploadInput struct {
 }
 
 // Upload extracts the text of a PDF, TXT, MD or DOCX file and keeps it for
-// the caller: the bytes on disk under UploadDir/<userID>/<fileID> (never
+// the caller: the bytes in the file store under FileKey(userID, fileID) (never
 // named after the client's file name), the text in the database. A file
 // uploaded into a session (which must be the caller's) is given to the
 // agent in that session's next turns.

@@ -175,8 +175,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	} else {
 		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
 	}
+	var progress interview.ProgressStore // nil: in process
+	if rdb != nil {
+		progress = interview.NewRedisProgress(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
-		interview.Config{Files: files, Presign: cfg.Storage.Presign, Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars})
+		interview.Config{Files: files, Presign: cfg.Storage.Presign, Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars,
+			Registerer: reg, Progress: progress})
 	if err != nil {
 		return nil, err
 	}
@@ -184,6 +189,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		MaxMessageChars: cfg.Chat.MaxMessageChars,
 		ContextTokens:   cfg.Chat.ContextTokens,
 		StreamTimeout:   cfg.Chat.StreamTimeout,
+		IdleTimeout:     cfg.Chat.StreamIdleTimeout,
+		StallNotice:     cfg.Chat.StallNotice,
 	})
 	a.closers = append(a.closers, chats.Close)
 	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, aiConfigs, agent.Config{
@@ -280,7 +287,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	r.Use(httpx.Middleware(log, httpx.NewMetrics(reg), cfg.Server.MaxBody)...)
 	r.Use(httpx.ReadTimeout(cfg.Server.ReadTimeout))
 	r.Use(httpx.CORS(cfg.Server.CORS.Origins(), cfg.Server.CORS.AllowCredentials))
-	r.NoRoute(func(c *gin.Context) { httpx.Error(c, apperr.NotFound("route "+c.Request.URL.Path)) })
+	r.NoRoute(func(c *gin.Context) {
+		httpx.Error(c, apperr.New(apperr.KindNotFound, "route %s not found", c.Request.URL.Path))
+	})
 	r.NoMethod(func(c *gin.Context) {
 		httpx.Error(c, apperr.New(apperr.KindMethodNotAllowed, "method %s is not allowed on %s; allowed: %s",
 			c.Request.Method, c.Request.URL.Path, c.Writer.Header().Get("Allow")))
@@ -361,7 +370,7 @@ func readyz(gdb *gorm.DB, rdb redis.UniversalClient) gin.HandlerFunc {
 		if !ready {
 			// Not an error of the request: a 503 whose data says what is down.
 			c.AbortWithStatusJSON(http.StatusServiceUnavailable, httpx.Envelope{Code: apperr.CodeAIUnavailable,
-				Message: "not ready", Data: checks, RequestID: httpx.RequestID(c)})
+				Message: httpx.Text(c, "not ready"), Data: checks, RequestID: httpx.RequestID(c)})
 			return
 		}
 		httpx.Respond(c, checks, nil)

@@ -1,8 +1,10 @@
 package interview
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -29,6 +31,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	def, read, answer, heavy := limit("default"), limit("read"), limit("answer"), limit("heavy")
 	g.POST("/sessions", def, h.create)
 	g.GET("/conversations", read, h.page)
+	g.GET("/capabilities", read, h.capabilities)
 	sid := g.Group("/sessions/:sid")
 	sid.POST("/interview-questions", heavy, httpx.UploadDeadline(MaxResumeBytes), h.upload)
 	sid.GET("/current-question", read, h.current)
@@ -36,6 +39,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.POST("/interview/answer-json", answer, h.answerJSON)
 	sid.POST("/interview/answer", answer, h.answerForm)
 	sid.GET("/restore", read, h.restore)
+	sid.GET("/progress/:requestId", read, h.progress)
 	sid.GET("/interview/questions", read, h.questions)
 	sid.GET("/interview/score", read, h.score)
 	sid.GET("/interview/suggestions", read, h.suggestions)
@@ -45,8 +49,12 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.GET("/radar-chart", read, h.radar)
 	sid.GET("/radar-chart.svg", read, h.radarSVG)
 	sid.PUT("/finish", def, h.finish)
+	sid.GET("/trace", read, h.trace)
 	g.GET("/interview/records", read, h.records)
 	g.GET("/interview/record/:sid", read, h.record)
+	// The original's other names for finish, kept for its clients.
+	g.PUT("/conversations/:sid/end", def, h.finish)
+	g.POST("/record/save-from-redis/:sid", def, h.finish)
 }
 
 // SessionView is a session as the API shows it.
@@ -62,11 +70,17 @@ type SessionView struct {
 	Read    *ReadSummary `json:"read"`
 	Offline bool         `json:"offline"`
 	// Language is the session's language, "" before a resume is stored.
-	Language   string `json:"language"`
-	CreateTime string `json:"createTime"`
-	UpdateTime string `json:"updateTime"`
-	StartTime  string `json:"startTime,omitempty"`
-	EndTime    string `json:"endTime,omitempty"`
+	Language string `json:"language"`
+	// ConversationTitle names the session in lists (the original's field):
+	// the target role, else the interview type.
+	ConversationTitle string `json:"conversationTitle"`
+	// ResumeFileURL serves the stored resume to its owner; "" before one
+	// is stored. Set in lists.
+	ResumeFileURL string `json:"resumeFileUrl,omitempty"`
+	CreateTime    string `json:"createTime"`
+	UpdateTime    string `json:"updateTime"`
+	StartTime     string `json:"startTime,omitempty"`
+	EndTime       string `json:"endTime,omitempty"`
 }
 
 func rfc3339(t *time.Time) string {
@@ -80,7 +94,7 @@ func rfc3339(t *time.Time) string {
 func ViewOf(s Session) SessionView {
 	return SessionView{SessionID: s.ID, Status: s.Status, Flow: s.Flow, CurrentQuestionNumber: s.CurrentNumber,
 		InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore, Read: s.Read, Offline: s.Offline,
-		Language: s.Language, CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
+		Language: s.Language, ConversationTitle: cmp.Or(s.Target, s.InterviewType), CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
 }
 
 // An answer still being evaluated is answered 202 by httpx.Respond.
@@ -98,6 +112,18 @@ func (h *Handler) create(c *gin.Context) {
 	httpx.Respond(c, gin.H{"sessionId": s.ID, "status": s.Status, "offline": s.Offline}, err)
 }
 
+// capabilities says what the interview page may offer (the camera only
+// when demeanor can be assessed); ?language=zh-CN words the reasons in
+// Chinese.
+func (h *Handler) capabilities(c *gin.Context) {
+	lang, err := ParseLanguage(c.Query("language"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.Respond(c, h.svc.Capabilities(lang), nil)
+}
+
 func (h *Handler) page(c *gin.Context) {
 	p, err := httpx.PageRequest(c)
 	if err != nil {
@@ -105,7 +131,14 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), userID(c), p, SessionFilter{Status: c.Query("status"), Keyword: c.Query("keyword")})
-	httpx.Respond(c, page.Map(res, ViewOf), err)
+	base := groupBase(c)
+	httpx.Respond(c, page.Map(res, func(s Session) SessionView {
+		v := ViewOf(s)
+		if s.ResumeFileID != "" {
+			v.ResumeFileURL = base + "/sessions/" + s.ID + "/resume/preview"
+		}
+		return v
+	}), err)
 }
 
 func (h *Handler) upload(c *gin.Context) {
@@ -114,9 +147,27 @@ func (h *Handler) upload(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	res, err := h.svc.UploadIn(c.Request.Context(), userID(c), c.Param("sid"), up.Filename, up.Data,
+	res, err := h.svc.UploadTracked(c.Request.Context(), userID(c), c.Param("sid"), uploadRequestID(c), up.Filename, up.Data,
 		c.PostForm("confirmedTarget"), c.PostForm("language"))
 	httpx.Respond(c, res, err)
+}
+
+// uploadRequestID is the id an upload's progress is reported under: the
+// requestId form field, else the client's own X-Request-Id header; "" (not
+// tracked) when the client sent neither.
+func uploadRequestID(c *gin.Context) string {
+	if id := strings.TrimSpace(c.PostForm("requestId")); id != "" {
+		return id
+	}
+	if h := c.GetHeader(httpx.HeaderRequestID); h != "" && h == httpx.RequestID(c) {
+		return h
+	}
+	return ""
+}
+
+func (h *Handler) progress(c *gin.Context) {
+	p, err := h.svc.Progress(c.Request.Context(), userID(c), c.Param("sid"), c.Param("requestId"))
+	httpx.Respond(c, p, err)
 }
 
 func (h *Handler) current(c *gin.Context) {
@@ -217,12 +268,31 @@ func (h *Handler) radarSVG(c *gin.Context) {
 
 func (h *Handler) finish(c *gin.Context) {
 	r, err := h.svc.Finish(c.Request.Context(), userID(c), c.Param("sid"))
-	httpx.Respond(c, r, err)
+	httpx.Respond(c, withResumeURL(c, r), err)
 }
 
 func (h *Handler) record(c *gin.Context) {
 	r, err := h.svc.Record(c.Request.Context(), userID(c), c.Param("sid"))
-	httpx.Respond(c, r, err)
+	httpx.Respond(c, withResumeURL(c, r), err)
+}
+
+// groupBase is the path of this handler's group (".../interview"), taken
+// from the matched route so that URLs follow wherever it is mounted.
+func groupBase(c *gin.Context) string {
+	p := c.FullPath()
+	if i := strings.Index(p, "/interview"); i >= 0 {
+		return p[:i+len("/interview")]
+	}
+	return p
+}
+
+// withResumeURL sets the report's resumeFileUrl (a report exists only for
+// a session with a resume).
+func withResumeURL(c *gin.Context, r Report) Report {
+	if r.SessionID != "" {
+		r.ResumeFileURL = groupBase(c) + "/sessions/" + r.SessionID + "/resume/preview"
+	}
+	return r
 }
 
 func (h *Handler) records(c *gin.Context) {
@@ -243,7 +313,25 @@ func (h *Handler) records(c *gin.Context) {
 		}
 		*dst = &v
 	}
-	f.Direction = c.Query("interviewDirection")
+	f.Direction, f.SessionID = c.Query("interviewDirection"), c.Query("sessionId")
 	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
-	httpx.Respond(c, res, err)
+	httpx.Respond(c, page.Map(res, func(r Report) Report { return withResumeURL(c, r) }), err)
+}
+
+// trace sends the session's AI trace as a JSON Lines download: to the
+// session's owner, or to an admin.
+func (h *Handler) trace(c *gin.Context) {
+	caller, _ := auth.FromContext(c.Request.Context())
+	entries, err := h.svc.Trace(c.Request.Context(), caller.UserID, caller.Admin, c.Param("sid"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	body, err := WriteJSONL(entries)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.Header("Content-Disposition", `attachment; filename="interview-`+url.PathEscape(c.Param("sid"))+`-trace.jsonl"`)
+	c.Data(http.StatusOK, "application/x-ndjson; charset=utf-8", body)
 }

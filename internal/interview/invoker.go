@@ -170,6 +170,7 @@ func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Res
 		return zero, "", apperr.Internal(fmt.Errorf("interview: no provider for stage %s", c.Stage))
 	}
 	c.Request.Stage = c.Stage
+	trackStage(ctx, c.Stage) // the request's progress moves on to this stage's step
 	res, err := inv.flights.Do(ctx, c.Stage, c.Key(), func(ctx context.Context) ([]byte, error) {
 		v, err := aiguard.Do(ctx, inv.guard, c.Stage, func(ctx context.Context) (T, error) {
 			resp, err := c.Provider.Generate(ctx, c.Request)

@@ -376,7 +376,7 @@ func blobErr(err error, id string) error {
 	case errors.Is(err, blobstore.ErrUnavailable):
 		return apperr.FileStoreDown(err)
 	case errors.Is(err, blobstore.ErrNotFound):
-		return apperr.NotFound("audio of tts task " + id)
+		return apperr.New(apperr.KindNotFound, "audio of tts task %s not found", id)
 	}
 	return apperr.Internal(err)
 }

@@ -73,10 +73,13 @@ func factor(status string) float64 {
 //   - clarity: met when sentences average 4..35 words, partial otherwise.
 //
 // Score: round(coverage × 100), capped at 40 when a mistake is asserted.
-func evaluate(in interview.EvaluationInput) interview.Evaluation {
+func evaluate(in interview.EvaluationInput) interview.Evaluation { return evaluateIn(in, "") }
+
+// evaluateIn is evaluate writing in lang ("" for the answer's language).
+func evaluateIn(in interview.EvaluationInput, lang string) interview.Evaluation {
 	q := in.Question
 	answer := strings.TrimSpace(in.Answer)
-	zh := isChinese(answer) || (answer == "" && isChinese(q.Content))
+	zh := chineseOutput(lang, answer, q.Content)
 	anchors := q.Anchors
 	if len(anchors) == 0 {
 		// Judge against the question itself; the output lists no anchors,
@@ -86,7 +89,9 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 	words := wordCount(answer)
 	ans := answerTokens(answer)
 	if words < nearEmptyWords || len(ans) == 0 {
-		return emptyEvaluation(q, zh)
+		// A word or two says nothing of the candidate's language: answer in
+		// the question's.
+		return emptyEvaluation(q, answer, zh || isChinese(q.Content))
 	}
 	sents := sentences(answer)
 	weights := normalisedWeights(anchors)
@@ -97,6 +102,16 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 	for i, a := range anchors {
 		res[i] = judgeAnchor(a, view.stmts[i], q.Content, qwords, ans, sents, zh)
 		res[i].weight = weights[i]
+	}
+
+	// Rubric words out of context meet no anchor fully (context.go).
+	why := outOfContext(q, view, sents)
+	if why != outOfContextNone {
+		for i := range res {
+			if res[i].status == interview.StatusMet {
+				res[i].status = interview.StatusPartial
+			}
+		}
 	}
 
 	// Common mistakes asserted by a sentence of the answer.
@@ -155,6 +170,10 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 		}
 	}
 	ev.Feedback = feedback(met, notMet, ev.MissingPoints, wrong, res, zh)
+	if note := contextNote(why, zh); note != "" {
+		ev.Feedback = note + pick(zh, " ", "") + ev.Feedback
+		capContext(ev.Dimensions, why, zh)
+	}
 	return ev
 }
 
@@ -409,8 +428,16 @@ func clarity(words, sents int, zh bool) interview.DimensionJudgment {
 
 // emptyEvaluation judges an empty or near-empty answer: everything missing,
 // with full confidence.
-func emptyEvaluation(q interview.QuestionSpec, zh bool) interview.Evaluation {
+//
+// An answer of a word or two ("yes") was given: the feedback says it is
+// too short rather than that no answer was given.
+func emptyEvaluation(q interview.QuestionSpec, answer string, zh bool) interview.Evaluation {
 	why := pick(zh, "The answer is empty or too short to judge.", "回答为空或过短，无法判断。")
+	noAnswer := pick(zh, "No answer was given.", "没有作答。")
+	if answer != "" {
+		why = pick(zh, "The answer is too short to judge.", "回答过短，无法判断。")
+		noAnswer = fmt.Sprintf(pick(zh, "Your answer (“%s”) is too short to judge.", "回答（“%s”）太短，无法判断。"), clip(answer, 40))
+	}
 	ev := interview.Evaluation{Anchors: []interview.AnchorJudgment{}, MissingPoints: []string{}}
 	for _, id := range interview.Dimensions {
 		ev.Dimensions = append(ev.Dimensions, interview.DimensionJudgment{ID: id, Status: interview.StatusMissing, Evidence: why, Confidence: trivialConfidence})
@@ -427,10 +454,10 @@ func emptyEvaluation(q interview.QuestionSpec, zh bool) interview.Evaluation {
 		names = append(names, displayName(a, zh))
 	}
 	if len(names) == 0 {
-		ev.Feedback = pick(zh, "No answer was given. Try to answer the question in a few sentences.", "没有作答。请用几句话尝试回答这个问题。")
+		ev.Feedback = noAnswer + pick(zh, " Try to answer the question in a few sentences.", "请用几句话尝试回答这个问题。")
 		return ev
 	}
-	ev.Feedback = fmt.Sprintf(pick(zh, "No answer was given. A complete answer would cover %s.", "没有作答。完整的回答应包括：%s。"), joinList(names, zh))
+	ev.Feedback = noAnswer + fmt.Sprintf(pick(zh, " A complete answer would cover %s.", "完整的回答应包括：%s。"), joinList(names, zh))
 	return ev
 }
 
