@@ -34,6 +34,9 @@ type Service struct {
 	defName string
 	now     func() time.Time
 
+	// inUse lists the stages routed to a configuration (nil: none are).
+	inUse func(ctx context.Context, id string) ([]string, error)
+
 	mu sync.Mutex // protects cache
 	// cache holds built providers by configuration id; an entry is rebuilt
 	// when the row's UpdatedAt changes.
@@ -45,14 +48,43 @@ type cachedProvider struct {
 	provider  llm.Provider
 }
 
+// ServiceOption configures a Service.
+type ServiceOption func(*Service)
+
+// WithInUse makes deleting or disabling a configuration that stages are
+// routed to a 409 naming them; stagesUsing lists the stages using an id.
+func WithInUse(stagesUsing func(ctx context.Context, id string) ([]string, error)) ServiceOption {
+	return func(s *Service) { s.inUse = stagesUsing }
+}
+
 // NewService returns a service whose default provider is def.
-func NewService(store Store, def llm.Provider) *Service {
+func NewService(store Store, def llm.Provider, opts ...ServiceOption) *Service {
 	name := "Default (" + def.Name() + ")"
 	if def.Offline() {
 		name = "Offline model (built-in)"
 	}
-	return &Service{store: store, def: def, defName: name, now: func() time.Time { return time.Now().UTC() },
+	s := &Service{store: store, def: def, defName: name, now: func() time.Time { return time.Now().UTC() },
 		cache: map[string]cachedProvider{}}
+	for _, o := range opts {
+		o(s)
+	}
+	return s
+}
+
+// checkUnused fails with a 409 when stages are routed to id.
+func (s *Service) checkUnused(ctx context.Context, id, action string) error {
+	if s.inUse == nil {
+		return nil
+	}
+	stages, err := s.inUse(ctx, id)
+	if err != nil {
+		return err
+	}
+	if len(stages) > 0 {
+		return apperr.Conflict("cannot %s ai-property %s: stages %s are routed to it; change their routes under /ai-routing first",
+			action, id, strings.Join(stages, ", "))
+	}
+	return nil
 }
 
 // Create stores a new configuration made by actor.
@@ -91,11 +123,17 @@ func (s *Service) Update(ctx context.Context, in Input) (Property, error) {
 	if err != nil {
 		return Property{}, err
 	}
+	wasEnabled := p.IsEnabled
 	if err := in.apply(&p); err != nil {
 		return Property{}, err
 	}
 	if err := s.check(p); err != nil {
 		return Property{}, err
+	}
+	if wasEnabled && !p.IsEnabled {
+		if err := s.checkUnused(ctx, id, "disable"); err != nil {
+			return Property{}, err
+		}
 	}
 	p.UpdatedAt = s.now()
 	if err := s.store.Update(ctx, p); err != nil {
@@ -111,6 +149,9 @@ func (s *Service) SetEnabled(ctx context.Context, id string, enabled bool) (Prop
 
 // Delete removes a configuration.
 func (s *Service) Delete(ctx context.Context, id string) error {
+	if err := s.checkUnused(ctx, id, "delete"); err != nil {
+		return err
+	}
 	if err := s.store.Delete(ctx, id); err != nil {
 		return err
 	}
