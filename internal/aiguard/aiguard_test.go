@@ -537,7 +537,7 @@ func TestRejectionsAreNotBreakerFailures(t *testing.T) {
 			t.Errorf("State = %q, want closed", got)
 		}
 		// The breaker saw the one real call only.
-		if got := g.stage(stage).breaker.Metrics().Executions(); got != 1 {
+		if got := g.stage(stage, "").breaker.Metrics().Executions(); got != 1 {
 			t.Errorf("breaker executions = %d, want 1", got)
 		}
 		if got := calls(t, reg, resultRejectedBulkhead); got != rejections {
@@ -561,7 +561,7 @@ func TestRejectionsAreNotBreakerFailures(t *testing.T) {
 		if got := g.State(stage); got != StateClosed {
 			t.Errorf("State = %q, want closed", got)
 		}
-		if got := g.stage(stage).breaker.Metrics().Executions(); got != 1 {
+		if got := g.stage(stage, "").breaker.Metrics().Executions(); got != 1 {
 			t.Errorf("breaker executions = %d, want 1", got)
 		}
 		if got := calls(t, reg, resultRejectedRate); got != rejections {
