@@ -4,6 +4,7 @@
 
 import { api, getUser } from './api.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
+import { adminLinks } from './airouting.js';
 
 const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'ollama', 'offline', 'other'];
 const TAGS = { 1: 'frontend', 2: 'backend', 3: 'IoT', 4: 'test', 5: 'AI', 6: 'data', 7: 'mobile', 8: 'devops', 9: 'design', 10: 'product', 99: 'other' };
@@ -17,7 +18,7 @@ export async function adminView(root) {
   }
   const providers = h('section.card');
   const agents = h('section.card');
-  clear(root, h('h1', 'Administration'), providers, agents);
+  clear(root, h('h1', 'Administration'), adminLinks('admin'), providers, agents);
   let options = [];
   const refreshProviders = await providerSection(providers, (opts) => { options = opts; });
   await agentSection(agents, () => options);
