@@ -323,6 +323,25 @@ func TestRoutingEndToEnd(t *testing.T) {
 		if got := b.CallsOf(airouting.StageChat) - before; got != 1 {
 			t.Fatalf("B chat calls %d, want 1", got)
 		}
+
+		// [A, B] with A down: B answers the chat.
+		admin.route(airouting.StageChat, idA, idB)
+		a.set(airouting.StageChat, &llmtest.Reply{Status: 503})
+		defer a.set(airouting.StageChat, nil)
+		beforeA, beforeB := a.CallsOf(airouting.StageChat), b.CallsOf(airouting.StageChat)
+		req = user.request("POST", "/ai/sessions/"+conv.SessionID+"/chat", strings.NewReader(`{"inputMessage":"again"}`), "application/json")
+		if body := readAll(t, req); !strings.Contains(body, "hello from b") {
+			t.Fatalf("chat answer %q, want B's", body)
+		}
+		if gotA, gotB := a.CallsOf(airouting.StageChat)-beforeA, b.CallsOf(airouting.StageChat)-beforeB; gotA != 1 || gotB != 1 {
+			t.Fatalf("chat calls: A %d, B %d; want 1 and 1", gotA, gotB)
+		}
+		rep := admin.waitUsage(airouting.GroupByStage, func(r airouting.UsageReport) bool {
+			return row(r, airouting.StageChat).Fallbacks == 1
+		})
+		if got := row(rep, airouting.StageChat).Fallbacks; got != 1 {
+			t.Fatalf("chat fallbacks %d, want 1", got)
+		}
 	})
 
 	t.Run("usage totals match the servers' counts", func(t *testing.T) {

@@ -11,6 +11,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/aiguard"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
 )
 
 // Store persists routes.
@@ -176,41 +177,96 @@ func (s *Service) DefaultTarget() Target {
 }
 
 // Resolve resolves a chat's provider configuration (chat.Resolver): a chat
-// naming no configuration ("" or "default") uses the first model of the
-// chat route, else the default provider; a named one is resolved as
-// usual. The provider returned records each call's usage.
+// naming no configuration ("" or "default") uses the chat route, else the
+// default provider; a named one is resolved as usual. The chat route's
+// models are tried in order (a model that fails unavailable before it
+// streamed anything hands over to the next), with the first one's system
+// prompt and settings, under the id "default". The provider returned
+// records each call's usage.
 func (s *Service) Resolve(ctx context.Context, id string) (aiconfig.Resolved, error) {
-	var r aiconfig.Resolved
-	var err error
-	model := ""
 	if id == "" || id == aiconfig.DefaultID {
-		ts, terr := s.Targets(ctx, StageChat)
-		if terr != nil {
-			return aiconfig.Resolved{}, terr
+		ts, err := s.Targets(ctx, StageChat)
+		if err != nil {
+			return aiconfig.Resolved{}, err
 		}
 		if len(ts) > 0 {
-			r, err = s.props.Resolve(ctx, ts[0].ID)
-		} else {
-			r = s.props.Default()
-			model = s.DefaultTarget().Model
+			r, err := s.props.Resolve(ctx, ts[0].ID)
+			if err != nil {
+				return aiconfig.Resolved{}, err
+			}
+			r.Provider = chatFallback{targets: ts, rec: s.usage}
+			// A conversation keeps "default", so that each message follows
+			// the route in effect, not the one it was created under.
+			r.ConfigID, r.Name = aiconfig.DefaultID, s.props.Default().Name
+			return r, nil
 		}
-	} else {
-		r, err = s.props.Resolve(ctx, id)
+		r := s.props.Default()
+		if s.usage != nil {
+			r.Provider = s.usage.Recorded(r.Provider, "", s.DefaultTarget().Model)
+		}
+		return r, nil
 	}
+	r, err := s.props.Resolve(ctx, id)
 	if err != nil {
 		return aiconfig.Resolved{}, err
 	}
-	if model == "" {
-		model = r.Model
-	}
 	if s.usage != nil {
-		aiID := r.ConfigID
-		if aiID == aiconfig.DefaultID {
-			aiID = ""
-		}
-		r.Provider = s.usage.Recorded(r.Provider, aiID, model)
+		r.Provider = s.usage.Recorded(r.Provider, r.ConfigID, r.Model)
 	}
 	return r, nil
+}
+
+// chatFallback is a chat route as one provider: its targets in order, the
+// next taking over when one fails unavailable before sending anything (once
+// text has reached the client, switching models would splice two answers).
+type chatFallback struct {
+	targets []Target
+	rec     *Recorder // nil: usage not recorded
+}
+
+var _ llm.Provider = chatFallback{}
+
+func (f chatFallback) Name() string         { return f.targets[0].Provider.Name() }
+func (f chatFallback) Offline() bool        { return f.targets[0].Provider.Offline() }
+func (f chatFallback) SupportsVision() bool { return f.targets[0].Provider.SupportsVision() }
+
+func (f chatFallback) Generate(ctx context.Context, req llm.Request) (llm.Response, error) {
+	return f.run(ctx, req, nil)
+}
+
+func (f chatFallback) Stream(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error) {
+	return f.run(ctx, req, onChunk)
+}
+
+func (f chatFallback) run(ctx context.Context, req llm.Request, onChunk func(llm.Chunk) error) (llm.Response, error) {
+	var resp llm.Response
+	var err error
+	for i, tg := range f.targets {
+		r := req
+		if i > 0 {
+			r.Model = "" // the request names the first model; the others use their own
+		}
+		started := false
+		start := time.Now()
+		if onChunk == nil {
+			resp, err = tg.Provider.Generate(ctx, r)
+		} else {
+			resp, err = tg.Provider.Stream(ctx, r, func(c llm.Chunk) error { started = true; return onChunk(c) })
+		}
+		fall := err != nil && !started && i < len(f.targets)-1 && ShouldFallback(ctx, err)
+		if f.rec != nil {
+			e := UsageOf(r, resp, err)
+			e.Latency, e.AIID, e.Model, e.ConversationID = time.Since(start), tg.ID, tg.Model, subjectOf(ctx).conversation
+			if fall {
+				e.Outcome = OutcomeFallback
+			}
+			f.rec.Record(e)
+		}
+		if !fall {
+			break
+		}
+	}
+	return resp, err
 }
 
 // StagesUsing lists the stages whose route names id (read from the
