@@ -200,18 +200,30 @@ func (s *Service) Resolve(ctx context.Context, id string) (aiconfig.Resolved, er
 			r.ConfigID, r.Name = aiconfig.DefaultID, s.props.Default().Name
 			return r, nil
 		}
-		r := s.props.Default()
-		if s.usage != nil {
-			r.Provider = s.usage.Recorded(r.Provider, "", s.DefaultTarget().Model)
-		}
-		return r, nil
 	}
-	r, err := s.props.Resolve(ctx, id)
+	return s.Unrouted().Resolve(ctx, id)
+}
+
+// Unrouted resolves configurations as the ai-properties do, ignoring the
+// chat route ("" is the default provider), with usage recorded: the
+// resolver of agents, whose default is their own configuration.
+func (s *Service) Unrouted() Unrouted { return Unrouted{s: s} }
+
+// Unrouted is a resolver that records usage but does not route.
+type Unrouted struct{ s *Service }
+
+// Resolve resolves configuration id ("" or "default": the default provider).
+func (u Unrouted) Resolve(ctx context.Context, id string) (aiconfig.Resolved, error) {
+	r, err := u.s.props.Resolve(ctx, id)
 	if err != nil {
 		return aiconfig.Resolved{}, err
 	}
-	if s.usage != nil {
-		r.Provider = s.usage.Recorded(r.Provider, r.ConfigID, r.Model)
+	if u.s.usage != nil {
+		aiID, model := r.ConfigID, r.Model
+		if aiID == aiconfig.DefaultID {
+			aiID, model = "", u.s.DefaultTarget().Model
+		}
+		r.Provider = u.s.usage.Recorded(r.Provider, aiID, model)
 	}
 	return r, nil
 }

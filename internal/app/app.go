@@ -168,7 +168,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		StreamTimeout:   cfg.Chat.StreamTimeout,
 	})
 	a.closers = append(a.closers, chats.Close)
-	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, aiConfigs, agent.Config{
+	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, routing.Unrouted(), agent.Config{
 		DefaultAgentName: cfg.Agents.DefaultAgentName,
 		MaxFileBytes:     cfg.Agents.MaxFileBytes,
 		FileContextChars: cfg.Agents.FileContextChars,
