@@ -123,8 +123,11 @@ type UsageRow struct {
 	CompletionTokens int64  `json:"completionTokens"`
 	Failures         int64  `json:"failures"`
 	Fallbacks        int64  `json:"fallbacks"`
-	P50Ms            int64  `json:"p50Ms"`
-	P95Ms            int64  `json:"p95Ms"`
+	// EstimatedCalls counts the calls whose tokens were estimated (the
+	// provider reported none).
+	EstimatedCalls int64 `json:"estimatedCalls"`
+	P50Ms          int64 `json:"p50Ms"`
+	P95Ms          int64 `json:"p95Ms"`
 }
 
 // UsageReport is the answer of GET /ai-usage.

@@ -112,7 +112,7 @@ func (s *GormStore) InsertUsage(ctx context.Context, events []Event) error {
 func (s *GormStore) Usage(ctx context.Context, from, to time.Time, limit int) ([]Event, error) {
 	var rows []usageRow
 	err := s.db.WithContext(ctx).Select("created_at", "stage", "ai_id", "model", "prompt_tokens", "completion_tokens",
-		"latency_ms", "outcome").Where("created_at >= ? AND created_at < ?", from, to).
+		"estimated", "latency_ms", "outcome").Where("created_at >= ? AND created_at < ?", from, to).
 		Order("created_at").Limit(limit).Find(&rows).Error
 	if err != nil {
 		return nil, fmt.Errorf("load ai usage: %w", err)
@@ -120,7 +120,7 @@ func (s *GormStore) Usage(ctx context.Context, from, to time.Time, limit int) ([
 	out := make([]Event, len(rows))
 	for i, r := range rows {
 		out[i] = Event{At: r.CreatedAt, Stage: r.Stage, AIID: r.AIID, Model: r.Model, PromptTokens: r.PromptTokens,
-			CompletionTokens: r.CompletionTokens, Latency: time.Duration(r.LatencyMs) * time.Millisecond, Outcome: r.Outcome}
+			CompletionTokens: r.CompletionTokens, Estimated: r.Estimated, Latency: time.Duration(r.LatencyMs) * time.Millisecond, Outcome: r.Outcome}
 	}
 	return out, nil
 }

@@ -239,6 +239,9 @@ func Aggregate(events []Event, q UsageQuery) UsageReport {
 		a.row.Calls++
 		a.row.PromptTokens += int64(e.PromptTokens)
 		a.row.CompletionTokens += int64(e.CompletionTokens)
+		if e.Estimated {
+			a.row.EstimatedCalls++
+		}
 		switch e.Outcome {
 		case OutcomeFailed, OutcomeRetryable:
 			a.row.Failures++

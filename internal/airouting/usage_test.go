@@ -12,6 +12,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiguard"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
 )
 
 func TestAggregate(t *testing.T) {
@@ -21,7 +22,7 @@ func TestAggregate(t *testing.T) {
 	events := []Event{
 		{At: day1, Stage: StageEvaluation, Model: "a", Outcome: OutcomeRetryable, Latency: ms(100), PromptTokens: 10, CompletionTokens: 1},
 		{At: day1, Stage: StageEvaluation, Model: "a", Outcome: OutcomeFallback, Latency: ms(200), PromptTokens: 10, CompletionTokens: 1},
-		{At: day1, Stage: StageEvaluation, Model: "b", Outcome: OutcomeOK, Latency: ms(300), PromptTokens: 10, CompletionTokens: 5},
+		{At: day1, Stage: StageEvaluation, Model: "b", Outcome: OutcomeOK, Latency: ms(300), PromptTokens: 10, CompletionTokens: 5, Estimated: true},
 		{At: day2, Stage: StageEvaluation, Outcome: OutcomeSaved},
 		{At: day2, Stage: StageChat, Model: "b", Outcome: OutcomeFailed, Latency: ms(400)},
 	}
@@ -30,16 +31,16 @@ func TestAggregate(t *testing.T) {
 		want    map[string]UsageRow
 	}{
 		{GroupByStage, map[string]UsageRow{
-			StageEvaluation: {Key: StageEvaluation, Calls: 3, SavedCalls: 1, PromptTokens: 30, CompletionTokens: 7, Failures: 2, Fallbacks: 1, P50Ms: 200, P95Ms: 300},
+			StageEvaluation: {Key: StageEvaluation, Calls: 3, SavedCalls: 1, PromptTokens: 30, CompletionTokens: 7, Failures: 2, Fallbacks: 1, EstimatedCalls: 1, P50Ms: 200, P95Ms: 300},
 			StageChat:       {Key: StageChat, Calls: 1, Failures: 1, P50Ms: 400, P95Ms: 400},
 		}},
 		{GroupByModel, map[string]UsageRow{
 			"a":       {Key: "a", Calls: 2, PromptTokens: 20, CompletionTokens: 2, Failures: 2, Fallbacks: 1, P50Ms: 100, P95Ms: 200},
-			"b":       {Key: "b", Calls: 2, PromptTokens: 10, CompletionTokens: 5, Failures: 1, P50Ms: 300, P95Ms: 400},
+			"b":       {Key: "b", Calls: 2, PromptTokens: 10, CompletionTokens: 5, Failures: 1, EstimatedCalls: 1, P50Ms: 300, P95Ms: 400},
 			"(saved)": {Key: "(saved)", SavedCalls: 1},
 		}},
 		{GroupByDay, map[string]UsageRow{
-			"2026-11-01": {Key: "2026-11-01", Calls: 3, PromptTokens: 30, CompletionTokens: 7, Failures: 2, Fallbacks: 1, P50Ms: 200, P95Ms: 300},
+			"2026-11-01": {Key: "2026-11-01", Calls: 3, PromptTokens: 30, CompletionTokens: 7, Failures: 2, Fallbacks: 1, EstimatedCalls: 1, P50Ms: 200, P95Ms: 300},
 			"2026-11-02": {Key: "2026-11-02", Calls: 1, SavedCalls: 1, Failures: 1, P50Ms: 400, P95Ms: 400},
 		}},
 	}
@@ -54,7 +55,7 @@ func TestAggregate(t *testing.T) {
 					t.Errorf("row %s = %+v, want %+v", got.Key, got, tt.want[got.Key])
 				}
 			}
-			want := UsageRow{Key: "total", Calls: 4, SavedCalls: 1, PromptTokens: 30, CompletionTokens: 7, Failures: 3, Fallbacks: 1, P50Ms: 200, P95Ms: 400}
+			want := UsageRow{Key: "total", Calls: 4, SavedCalls: 1, PromptTokens: 30, CompletionTokens: 7, Failures: 3, Fallbacks: 1, EstimatedCalls: 1, P50Ms: 200, P95Ms: 400}
 			if rep.Totals != want {
 				t.Errorf("totals %+v, want %+v", rep.Totals, want)
 			}
@@ -71,6 +72,32 @@ func TestEstimateTokens(t *testing.T) {
 		if got := EstimateTokens(tt.in); got != tt.want {
 			t.Errorf("EstimateTokens(%q) = %d, want %d", tt.in, got, tt.want)
 		}
+	}
+}
+
+// The offline model reports no usage: its tokens are estimated and marked.
+func TestUsageOfEstimatesWithoutProviderUsage(t *testing.T) {
+	ctx := context.Background()
+	off := llm.NewOffline()
+	req := llm.Request{Stage: StageChat, Messages: []llm.Message{{Role: llm.RoleUser, Content: "Hello, how are you today?"}}}
+	resp, err := off.Generate(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := UsageOf(req, resp, nil)
+	if resp.PromptTokens == 0 && resp.CompletionTokens == 0 {
+		if !e.Estimated || e.PromptTokens != EstimateTokens("Hello, how are you today?") || e.CompletionTokens != EstimateTokens(resp.Content) {
+			t.Fatalf("offline usage %+v, want estimated tokens", e)
+		}
+	} else if e.Estimated {
+		t.Fatalf("usage %+v marked estimated although the provider reported tokens", e)
+	}
+	reported := UsageOf(req, llm.Response{Content: "x", PromptTokens: 12, CompletionTokens: 3}, nil)
+	if reported.Estimated || reported.PromptTokens != 12 || reported.CompletionTokens != 3 || reported.Outcome != OutcomeOK {
+		t.Fatalf("reported usage %+v", reported)
+	}
+	if failed := UsageOf(req, llm.Response{}, errors.New("down")); failed.Outcome != OutcomeFailed {
+		t.Fatalf("failed call outcome %q", failed.Outcome)
 	}
 }
 
