@@ -23,6 +23,7 @@ import (
 //	user    any logged-in user (their own data, or shared read-only data)
 //	admin   admins only; others get 403
 //	owner   the owner of the resource in the path; anyone else gets 404
+//	owner-or-admin  the owner or any admin; another user gets 404
 //	socket  the WebSocket, which authenticates itself (token and path user)
 var policy = map[string]string{
 	"GET /": "public", "HEAD /": "public", "GET /index.html": "public",
@@ -41,6 +42,7 @@ var policy = map[string]string{
 	"POST /api/xunzhi/v1/ai-properties":        "admin", "POST /api/xunzhi/v1/ai-properties/": "admin",
 	"PUT /api/xunzhi/v1/ai-properties": "admin", "PUT /api/xunzhi/v1/ai-properties/": "admin",
 	"DELETE /api/xunzhi/v1/ai-properties/:id": "admin", "PUT /api/xunzhi/v1/ai-properties/:id/status": "admin",
+	"POST /api/xunzhi/v1/ai-properties/test": "admin", "POST /api/xunzhi/v1/ai-properties/:id/test": "admin",
 	"GET /api/xunzhi/v1/ai-routing": "admin", "PUT /api/xunzhi/v1/ai-routing": "admin",
 	"GET /api/xunzhi/v1/ai-usage": "admin",
 
@@ -55,6 +57,7 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/ai/conversations/:sessionId": "owner", "PUT /api/xunzhi/v1/ai/conversations/:sessionId": "owner",
 	"DELETE /api/xunzhi/v1/ai/conversations/:sessionId": "owner", "PUT /api/xunzhi/v1/ai/conversations/:sessionId/end": "owner",
 	"POST /api/xunzhi/v1/ai/sessions/:sessionId/chat": "owner", "GET /api/xunzhi/v1/ai/history/:sessionId": "owner",
+	"POST /api/xunzhi/v1/ai/sessions/:sessionId/regenerate": "owner", "GET /api/xunzhi/v1/ai/config": "user",
 
 	"POST /api/xunzhi/v1/agents/sessions": "user", "GET /api/xunzhi/v1/agents/conversations": "user",
 	"GET /api/xunzhi/v1/agents/messages/history": "user", "POST /api/xunzhi/v1/agents/files/upload": "user",
@@ -63,6 +66,7 @@ var policy = map[string]string{
 	"PUT /api/xunzhi/v1/agents/conversations/:sessionId/end":      "owner", "DELETE /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 
 	"POST /api/xunzhi/v1/interview/sessions": "user", "GET /api/xunzhi/v1/interview/conversations": "user",
+	"GET /api/xunzhi/v1/interview/capabilities":                         "user",
 	"GET /api/xunzhi/v1/interview/interview/records":                    "user",
 	"GET /api/xunzhi/v1/interview/interview/record/:sid":                "owner",
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview-questions":   "owner",
@@ -71,6 +75,7 @@ var policy = map[string]string{
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview/answer-json": "owner",
 	"POST /api/xunzhi/v1/interview/sessions/:sid/interview/answer":      "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/restore":                "owner",
+	"GET /api/xunzhi/v1/interview/sessions/:sid/progress/:requestId":    "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/questions":    "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/score":        "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/interview/suggestions":  "owner",
@@ -80,6 +85,7 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/interview/sessions/:sid/radar-chart":            "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/radar-chart.svg":        "owner",
 	"PUT /api/xunzhi/v1/interview/sessions/:sid/finish":                 "owner",
+	"GET /api/xunzhi/v1/interview/sessions/:sid/trace":                  "owner-or-admin",
 
 	"POST /api/xunzhi/v1/speech/transcriptions":       "user",
 	"GET /api/xunzhi/v1/speech/capabilities":          "user",
@@ -302,6 +308,15 @@ func TestAuthorizationMatrix(t *testing.T) {
 				if r.Method == "GET" {
 					if got := m.call(owner, r.Method, path, body); got == 401 || got == 403 {
 						t.Errorf("owner: %d", got)
+					}
+				}
+			case "owner-or-admin":
+				if got != 404 {
+					t.Errorf("another user: %d, want 404", got)
+				}
+				for who, c := range map[string]caller{"an admin who is not the owner": admin, "owner": owner} {
+					if got := m.call(c, r.Method, path, body); got != 200 {
+						t.Errorf("%s: %d, want 200", who, got)
 					}
 				}
 			case "socket":

@@ -32,6 +32,53 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	admin.PUT("/", h.update)
 	admin.DELETE("/:id", h.delete)
 	admin.PUT("/:id/status", h.status)
+	admin.POST("/test", h.testInput)
+	admin.POST("/:id/test", h.test)
+}
+
+// SavedView is a saved configuration as the API shows it, with the
+// outcome of its connection check: a provider that does not answer is
+// still saved, and Warning says so.
+type SavedView struct {
+	View
+	Check   *CheckResult `json:"check,omitempty"`
+	Warning string       `json:"warning,omitempty"`
+}
+
+// saved answers a create, update or status change: the configuration,
+// checked when it is enabled.
+func (h *Handler) saved(c *gin.Context, p Property, err error) {
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res := h.svc.CheckSaved(c.Request.Context(), p)
+	if res.Warning != "" {
+		httpx.Logger(c).Warn("ai property saved but unreachable", "id", p.ID, "reason", res.Check.Reason)
+	}
+	httpx.Respond(c, SavedView{View: ViewOf(p), Check: res.Check, Warning: res.Warning}, nil)
+}
+
+// test sends a tiny completion to a stored configuration.
+func (h *Handler) test(c *gin.Context) {
+	id, err := httpx.Param(c, "id")
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.Test(c.Request.Context(), id)
+	httpx.Respond(c, res, err)
+}
+
+// testInput tests a configuration as the form holds it, before saving.
+func (h *Handler) testInput(c *gin.Context) {
+	var in Input
+	if err := httpx.BindJSON(c, &in); err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	res, err := h.svc.TestInput(c.Request.Context(), in)
+	httpx.Respond(c, res, err)
 }
 
 func (h *Handler) create(c *gin.Context) {
@@ -46,7 +93,7 @@ func (h *Handler) create(c *gin.Context) {
 		return
 	}
 	p, err := h.svc.Create(c.Request.Context(), u.UserID, in)
-	httpx.Respond(c, ViewOf(p), err)
+	h.saved(c, p, err)
 }
 
 func (h *Handler) update(c *gin.Context) {
@@ -56,7 +103,7 @@ func (h *Handler) update(c *gin.Context) {
 		return
 	}
 	p, err := h.svc.Update(c.Request.Context(), in)
-	httpx.Respond(c, ViewOf(p), err)
+	h.saved(c, p, err)
 }
 
 func (h *Handler) delete(c *gin.Context) {
@@ -126,5 +173,5 @@ func (h *Handler) status(c *gin.Context) {
 		return
 	}
 	p, err := h.svc.SetEnabled(c.Request.Context(), id, *enabled)
-	httpx.Respond(c, ViewOf(p), err)
+	h.saved(c, p, err)
 }

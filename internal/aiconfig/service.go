@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/singleflight"
+
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
@@ -41,15 +43,34 @@ type Service struct {
 	// cache holds built providers by configuration id; an entry is rebuilt
 	// when the row's UpdatedAt changes.
 	cache map[string]cachedProvider
+
+	// health is the last connection check of each configuration; checks
+	// made while listing are shared by concurrent lists.
+	health healthBook
+	checks singleflight.Group
+	// route, when set, decides what "default" means before the built-in
+	// rule (see WithDefaultRoute).
+	route DefaultRoute
 }
+
+// DefaultRoute picks the provider a request that names none gets (for
+// chat: the "chat" route of the model routing, issue 16). ok false means
+// the route has no opinion and the built-in rule applies: the provider of
+// application.yaml, or when that is the offline model, the first enabled
+// configuration that answers.
+type DefaultRoute func(ctx context.Context) (r Resolved, ok bool, err error)
+
+// ServiceOption configures a Service.
+type ServiceOption func(*Service)
+
+// WithDefaultRoute makes route decide the default provider first. This is
+// the hook for the routing of issue 16 (its "chat" route).
+func WithDefaultRoute(route DefaultRoute) ServiceOption { return func(s *Service) { s.route = route } }
 
 type cachedProvider struct {
 	updatedAt time.Time
 	provider  llm.Provider
 }
-
-// ServiceOption configures a Service.
-type ServiceOption func(*Service)
 
 // WithInUse makes deleting or disabling a configuration that stages are
 // routed to a 409 naming them; stagesUsing lists the stages using an id.
@@ -177,19 +198,59 @@ func (s *Service) Page(ctx context.Context, p page.Request, f Filter) (page.Resu
 // Enabled lists the enabled configurations.
 func (s *Service) Enabled(ctx context.Context) ([]Property, error) { return s.store.Enabled(ctx) }
 
-// Options lists what the chat picker offers: the default provider first,
-// then every enabled configuration.
+// Options lists what the chat picker offers: the default provider first
+// (named after what it resolves to), then every enabled configuration that
+// answers a connection check (a failing one is left out until it answers;
+// see healthy).
 func (s *Service) Options(ctx context.Context) ([]Option, error) {
-	ps, err := s.store.Enabled(ctx)
+	ps, err := s.usable(ctx)
 	if err != nil {
 		return nil, err
 	}
-	out := []Option{{ID: DefaultID, AIName: s.defName, AIType: s.def.Name(), Offline: s.def.Offline()}}
+	def, ok, err := s.routed(ctx)
+	if err != nil {
+		return nil, err
+	}
+	if !ok {
+		def = s.firstUsable(ps)
+	}
+	out := []Option{{ID: DefaultID, AIName: def.Name, AIType: def.Provider.Name(), Offline: def.Provider.Offline()}}
 	for _, p := range ps {
 		out = append(out, Option{ID: p.ID, AIName: p.Name, AIType: p.Type, Offline: p.Type == "offline"})
 	}
 	return out, nil
 }
+
+// usable returns the enabled configurations that pass their connection
+// check, checked in parallel.
+func (s *Service) usable(ctx context.Context) ([]Property, error) {
+	ps, err := s.store.Enabled(ctx)
+	if err != nil {
+		return nil, err
+	}
+	ok := make([]bool, len(ps))
+	var wg sync.WaitGroup
+	for i, p := range ps {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, _, _ := s.checks.Do(p.ID+"|"+p.UpdatedAt.String(), func() (any, error) { return s.healthy(ctx, p), nil })
+			ok[i] = v.(bool)
+		}()
+	}
+	wg.Wait()
+	out := ps[:0:0]
+	for i, p := range ps {
+		if ok[i] {
+			out = append(out, p)
+		}
+	}
+	return out, nil
+}
+
+// CheckSaved tests a configuration just created or updated (see
+// checkSaved): the save stands, the result says whether it answers.
+func (s *Service) CheckSaved(ctx context.Context, p Property) Saved { return s.checkSaved(ctx, p) }
 
 // Resolved is a provider with the configuration it came from.
 type Resolved struct {
@@ -207,11 +268,60 @@ func (s *Service) Default() Resolved {
 	return Resolved{Provider: s.def, ConfigID: DefaultID, Name: s.defName}
 }
 
+// resolveDefault is what a request naming no configuration gets: the
+// default route's choice when one is set (WithDefaultRoute), else the
+// provider of application.yaml, else, when that is the built-in offline
+// model, the first enabled configuration that answers (by name), so that
+// enabling a provider is enough for "Default model" to use it.
+func (s *Service) resolveDefault(ctx context.Context) (Resolved, error) {
+	if r, ok, err := s.routed(ctx); err != nil || ok {
+		return r, err
+	}
+	if !s.def.Offline() {
+		return s.Default(), nil
+	}
+	ps, err := s.usable(ctx)
+	if err != nil {
+		return Resolved{}, err
+	}
+	return s.firstUsable(ps), nil
+}
+
+// routed asks the default route, when one is set.
+func (s *Service) routed(ctx context.Context) (Resolved, bool, error) {
+	if s.route == nil {
+		return Resolved{}, false, nil
+	}
+	return s.route(ctx)
+}
+
+// firstUsable is the default when application.yaml names the offline
+// model: the first of the usable configurations ps that is not offline,
+// else the offline model.
+func (s *Service) firstUsable(ps []Property) Resolved {
+	if !s.def.Offline() {
+		return s.Default()
+	}
+	for _, p := range ps {
+		if p.Type == "offline" {
+			continue
+		}
+		r, err := s.resolved(p)
+		if err != nil {
+			continue
+		}
+		r.ConfigID, r.Name = DefaultID, "Default ("+p.Name+")"
+		return r
+	}
+	return s.Default()
+}
+
 // Resolve returns the provider of configuration id ("" or DefaultID: the
-// default). A disabled or missing configuration is a 404.
+// default, see resolveDefault). A disabled or missing configuration is a
+// 404.
 func (s *Service) Resolve(ctx context.Context, id string) (Resolved, error) {
 	if id == "" || id == DefaultID {
-		return s.Default(), nil
+		return s.resolveDefault(ctx)
 	}
 	p, err := s.store.Get(ctx, id)
 	if err != nil {
@@ -220,6 +330,12 @@ func (s *Service) Resolve(ctx context.Context, id string) (Resolved, error) {
 	if !p.IsEnabled {
 		return Resolved{}, apperr.NotFound("enabled ai property")
 	}
+	return s.resolved(p)
+}
+
+// resolved builds (or takes from the cache) the provider of p.
+func (s *Service) resolved(p Property) (Resolved, error) {
+	id := p.ID
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c, ok := s.cache[id]

@@ -114,9 +114,18 @@ func TestResolveTalksToConfiguredModel(t *testing.T) {
 	if got.Model != "qwen2.5" || got.Header.Get("Authorization") != "Bearer sk-row" {
 		t.Fatalf("request model %q auth %q", got.Model, got.Header.Get("Authorization"))
 	}
+	// With the offline model in application.yaml, the default is the first
+	// enabled configuration that answers (issue 19), else the offline model.
 	def, err := svc.Resolve(ctx, "")
+	if err != nil || def.Provider.Offline() || def.ConfigID != DefaultID || def.Name != "Default (vllm)" || def.Model != "qwen2.5" {
+		t.Fatalf("default = %+v, %v; want vllm", def, err)
+	}
+	if _, err := svc.SetEnabled(ctx, p.ID, false); err != nil {
+		t.Fatal(err)
+	}
+	def, err = svc.Resolve(ctx, "")
 	if err != nil || !def.Provider.Offline() {
-		t.Fatalf("default = %+v, %v; want the offline provider", def, err)
+		t.Fatalf("default with vllm disabled = %+v, %v; want the offline provider", def, err)
 	}
 }
 

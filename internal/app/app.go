@@ -156,8 +156,13 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	} else {
 		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
 	}
+	var progress interview.ProgressStore // nil: in process
+	if rdb != nil {
+		progress = interview.NewRedisProgress(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
-		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars})
+		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars,
+			Registerer: reg, Progress: progress})
 	if err != nil {
 		return nil, setting("data-dir", err)
 	}
@@ -166,6 +171,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		MaxMessageChars: cfg.Chat.MaxMessageChars,
 		ContextTokens:   cfg.Chat.ContextTokens,
 		StreamTimeout:   cfg.Chat.StreamTimeout,
+		IdleTimeout:     cfg.Chat.StreamIdleTimeout,
+		StallNotice:     cfg.Chat.StallNotice,
 	})
 	a.closers = append(a.closers, chats.Close)
 	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, routing.Unrouted(), agent.Config{

@@ -65,6 +65,10 @@ type ChatConfig struct {
 	MaxMessageChars int           `mapstructure:"max-message-chars"`
 	ContextTokens   int           `mapstructure:"context-tokens"`
 	StreamTimeout   time.Duration `mapstructure:"stream-timeout"`
+	// StreamIdleTimeout ends a streamed answer whose model sends nothing
+	// for that long; StallNotice is when the page says the answer stalls.
+	StreamIdleTimeout time.Duration `mapstructure:"stream-idle-timeout"`
+	StallNotice       time.Duration `mapstructure:"stall-notice"`
 }
 
 // AgentsConfig tunes agent sessions.

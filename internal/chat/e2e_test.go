@@ -292,8 +292,10 @@ func TestChatDisconnectCancelsModel(t *testing.T) {
 		t.Fatalf("history = %+v, want the message and the partial answer", msgs)
 	}
 	a := msgs[1]
-	if a.MessageSeq != 2 || a.MessageContent != "Partial " || a.ErrorMessage == nil || *a.ErrorMessage != chat.ErrMsgDisconnected {
-		t.Fatalf("partial answer = %+v (error %v)", a, a.ErrorMessage)
+	// Issue 19: a clean marker, not the text "client disconnected".
+	if a.MessageSeq != 2 || a.MessageContent != "Partial " || a.ErrorMessage != nil || !a.Stopped || !a.Incomplete ||
+		a.StopReason != chat.StopUser {
+		t.Fatalf("partial answer = %+v (error %v), want stopped by the user", a, a.ErrorMessage)
 	}
 }
 

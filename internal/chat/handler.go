@@ -30,6 +30,8 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	g.PUT("/conversations/:sessionId/end", def, h.end)
 	g.DELETE("/conversations/:sessionId", def, h.delete)
 	g.POST("/sessions/:sessionId/chat", limit("chat"), h.chat)
+	g.POST("/sessions/:sessionId/regenerate", limit("chat"), h.regenerate)
+	g.GET("/config", def, h.config)
 	g.GET("/history/page", def, h.historyPage)
 	g.GET("/history/:sessionId", def, h.history)
 }
@@ -146,6 +148,33 @@ func (h *Handler) chat(c *gin.Context) {
 		return
 	}
 	Stream(c, turn)
+}
+
+// regenerate writes the last answer again, streamed as chat is.
+func (h *Handler) regenerate(c *gin.Context) {
+	uid, sid, err := CallerAndSession(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	var in RegenerateInput
+	if c.Request.ContentLength != 0 {
+		if err := httpx.BindJSON(c, &in); err != nil {
+			httpx.Error(c, err)
+			return
+		}
+	}
+	turn, err := h.svc.PrepareRegenerate(c.Request.Context(), uid, sid, ScopeChat, in, nil)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	Stream(c, turn)
+}
+
+// config answers the settings the chat page reads (the stall notice).
+func (h *Handler) config(c *gin.Context) {
+	httpx.Respond(c, h.svc.ClientConfig(), nil)
 }
 
 func (h *Handler) history(c *gin.Context) {

@@ -54,12 +54,38 @@ const (
 // DefaultSystemPrompt is used when the provider configuration has none.
 const DefaultSystemPrompt = "You are a helpful, concise assistant. Answer in the language of the user."
 
-// Error messages stored on answers that did not complete.
+// Why an answer ended before the model finished it (MessageView.StopReason).
 const (
-	ErrMsgDisconnected = "client disconnected; partial answer"
-	ErrMsgTimeout      = "the answer timed out; partial answer"
-	ErrMsgShutdown     = "server shutting down; partial answer"
+	StopUser     = "user"     // the user stopped it (or the client went away)
+	StopTimeout  = "timeout"  // chat.stream-timeout
+	StopIdle     = "idle"     // the model sent nothing for chat.stream-idle-timeout
+	StopShutdown = "shutdown" // the server was shutting down
 )
+
+// Markers stored in the error_message column of answers that did not
+// complete: "stopped:" and the stop reason. Model failures store their
+// message instead.
+const (
+	ErrMsgDisconnected = "stopped:" + StopUser
+	ErrMsgTimeout      = "stopped:" + StopTimeout
+	ErrMsgIdle         = "stopped:" + StopIdle
+	ErrMsgShutdown     = "stopped:" + StopShutdown
+)
+
+// legacyStops are the sentences stored before the markers, read the same.
+var legacyStops = map[string]string{
+	"client disconnected; partial answer":  StopUser,
+	"the answer timed out; partial answer": StopTimeout,
+	"server shutting down; partial answer": StopShutdown,
+}
+
+// StopReason returns why the answer m ended early, "" when it did not.
+func (m Message) StopReason() string {
+	if r, ok := strings.CutPrefix(m.ErrorMessage, "stopped:"); ok {
+		return r
+	}
+	return legacyStops[m.ErrorMessage]
+}
 
 // ErrClientGone is returned by a chunk callback when the client can no
 // longer be written to; the turn is then saved as a disconnection.
@@ -271,9 +297,18 @@ type MessageView struct {
 	MessageSeq       int64   `json:"messageSeq"`
 	TokenCount       int     `json:"tokenCount"`
 	ResponseTime     int64   `json:"responseTime"`
-	ErrorMessage     *string `json:"errorMessage"`
-	Offline          bool    `json:"offline"`
-	CreateTime       string  `json:"createTime"`
+	// ErrorMessage says why the model failed; null for a complete answer
+	// and for one that stopped early (see Stopped, StopReason).
+	ErrorMessage *string `json:"errorMessage"`
+	// Stopped is true when the user stopped the answer: the content is
+	// what had arrived by then.
+	Stopped bool `json:"stopped"`
+	// Incomplete is true for every answer that ended early; StopReason
+	// says why: user, timeout, idle (the model stopped sending) or shutdown.
+	Incomplete bool   `json:"incomplete"`
+	StopReason string `json:"stopReason,omitempty"`
+	Offline    bool   `json:"offline"`
+	CreateTime string `json:"createTime"`
 }
 
 // ViewOfMessage converts m for the API.
@@ -284,7 +319,9 @@ func ViewOfMessage(m Message) MessageView {
 	if m.Reasoning != "" {
 		v.ReasoningContent = &m.Reasoning
 	}
-	if m.ErrorMessage != "" {
+	if r := m.StopReason(); r != "" {
+		v.Incomplete, v.StopReason, v.Stopped = true, r, r == StopUser
+	} else if m.ErrorMessage != "" {
 		v.ErrorMessage = &m.ErrorMessage
 	}
 	return v

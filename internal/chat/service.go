@@ -27,6 +27,7 @@ type Store interface {
 	Delete(ctx context.Context, userID, id string, scope Scope, now time.Time) error
 	AddExchange(ctx context.Context, m Message, scope Scope) (Message, error)
 	AddReply(ctx context.Context, m Message) error
+	TakeLastAnswer(ctx context.Context, userID, id string, scope Scope, now time.Time) (Message, error)
 	Recent(ctx context.Context, conversationID string, seq int64, limit int) ([]Message, error)
 	History(ctx context.Context, userID, conversationID string, limit int) ([]Message, error)
 	MessagePage(ctx context.Context, userID string, f MessageFilter, p page.Request) (page.Result[Message], error)
@@ -51,6 +52,12 @@ type Config struct {
 	ContextTokens int
 	// StreamTimeout bounds one whole streamed answer.
 	StreamTimeout time.Duration
+	// IdleTimeout ends a streamed answer when the model sends nothing
+	// (no chunk) for that long: it is saved as incomplete (StopIdle).
+	IdleTimeout time.Duration
+	// StallNotice is how long the page waits without a chunk before it
+	// says the answer stalls; the server only passes it on (ClientConfig).
+	StallNotice time.Duration
 }
 
 // Defaults used when a Config field is zero.
@@ -58,6 +65,8 @@ const (
 	DefaultMaxMessageChars = 10000
 	DefaultContextTokens   = 6000
 	DefaultStreamTimeout   = 180 * time.Second
+	DefaultIdleTimeout     = 60 * time.Second
+	DefaultStallNotice     = 20 * time.Second
 )
 
 // historyLimit bounds the history read to build the context and returned
@@ -97,6 +106,12 @@ func NewService(store Store, resolver Resolver, cfg Config) *Service {
 	}
 	if cfg.StreamTimeout <= 0 {
 		cfg.StreamTimeout = DefaultStreamTimeout
+	}
+	if cfg.IdleTimeout <= 0 {
+		cfg.IdleTimeout = DefaultIdleTimeout
+	}
+	if cfg.StallNotice <= 0 {
+		cfg.StallNotice = DefaultStallNotice
 	}
 	stopping, stop := context.WithCancel(context.Background())
 	return &Service{store: store, resolver: resolver, cfg: cfg, now: func() time.Time { return time.Now().UTC() },
@@ -346,6 +361,45 @@ func (s *Service) Prepare(ctx context.Context, userID, id string, scope Scope, i
 	return &Turn{svc: s, conv: conv, user: user, profile: prof, request: req}, nil
 }
 
+// RegenerateInput asks for the last answer again, optionally from another
+// provider configuration.
+type RegenerateInput struct {
+	AIID string `json:"aiId"`
+}
+
+// PrepareRegenerate removes the last answer of the caller's conversation
+// and builds the turn that writes it again from the same user message and
+// the history before it; Run stores the new answer under the old one's
+// sequence number. With no answer yet, or one still being written, it is a
+// 409.
+func (s *Service) PrepareRegenerate(ctx context.Context, userID, id string, scope Scope, in RegenerateInput, profile ProfileFunc) (*Turn, error) {
+	conv, err := s.store.GetConversation(ctx, userID, id, scope)
+	if err != nil {
+		return nil, err
+	}
+	if conv.Status != StatusActive {
+		return nil, errEnded
+	}
+	if profile == nil {
+		profile = s.ChatProfile
+	}
+	prof, err := profile(ctx, conv, in.AIID)
+	if err != nil {
+		return nil, err
+	}
+	user, err := s.store.TakeLastAnswer(ctx, userID, conv.ID, scope, s.now())
+	if err != nil {
+		return nil, err
+	}
+	history, err := s.store.Recent(ctx, conv.ID, user.Seq, contextHistoryLimit)
+	if err != nil {
+		return nil, err
+	}
+	req := llm.Request{Stage: llm.StageChat, Model: prof.Model, Temperature: prof.Temperature, MaxTokens: prof.MaxTokens,
+		Messages: BuildContext(prof.SystemPrompt, history, user.Content, s.cfg.ContextTokens)}
+	return &Turn{svc: s, conv: conv, user: user, profile: prof, request: req}, nil
+}
+
 // Run streams the answer, calling onChunk for each chunk in order, and
 // stores it under the reserved sequence number whatever happens: complete,
 // or partial and marked when the client went away (ctx cancelled, or
@@ -357,12 +411,22 @@ func (t *Turn) Run(ctx context.Context, onChunk func(llm.Chunk) error) (Result, 
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StreamTimeout)
 	defer cancel()
 	sctx = airouting.WithConversation(sctx, t.conv.ID) // for usage accounting
+	// A model that stops sending ends the answer after IdleTimeout without
+	// a chunk, rather than holding the client until the whole-answer
+	// timeout.
+	ictx, cancelIdle := context.WithCancelCause(sctx)
+	defer cancelIdle(nil)
+	idle := time.AfterFunc(s.cfg.IdleTimeout, func() { cancelIdle(errIdle) })
+	defer idle.Stop()
 	var resp llm.Response
 	var err error
 	if s.enter() {
 		defer s.inflight.Done()
 		defer context.AfterFunc(s.stopping, cancel)()
-		resp, err = t.profile.Provider.Stream(sctx, t.request, onChunk)
+		resp, err = t.profile.Provider.Stream(ictx, t.request, func(ch llm.Chunk) error {
+			idle.Reset(s.cfg.IdleTimeout)
+			return onChunk(ch)
+		})
 	} else {
 		err = s.stopping.Err()
 	}
@@ -381,6 +445,10 @@ func (t *Turn) Run(ctx context.Context, onChunk func(llm.Chunk) error) (Result, 
 		err = apperr.New(apperr.KindUnavailable, "the server is shutting down; the answer is incomplete").WithCause(err)
 	case ctx.Err() != nil || errors.Is(err, ErrClientGone):
 		reply.ErrorMessage = ErrMsgDisconnected
+	case sctx.Err() == nil && errors.Is(context.Cause(ictx), errIdle):
+		reply.ErrorMessage = ErrMsgIdle
+		err = apperr.New(apperr.KindTimeout, "the model stopped sending for %s; the answer is incomplete, try again", s.cfg.IdleTimeout).
+			WithCode(apperr.CodeAITimeout).WithCause(err)
 	case sctx.Err() != nil:
 		reply.ErrorMessage = ErrMsgTimeout
 		err = apperr.New(apperr.KindTimeout, "the answer did not finish within %s", s.cfg.StreamTimeout).
@@ -400,6 +468,28 @@ func (t *Turn) Run(ctx context.Context, onChunk func(llm.Chunk) error) (Result, 
 		}
 	}
 	return Result{MessageSeq: reply.Seq, TokenCount: reply.TokenCount, Offline: reply.Offline}, err
+}
+
+// errIdle is the cause of an answer ended by IdleTimeout.
+var errIdle = errors.New("chat: the model stopped sending")
+
+// ClientConfig is what the chat page needs to know of the server's
+// settings (GET /ai/config).
+type ClientConfig struct {
+	// StallNoticeMs: say the answer stalls after this long without a chunk.
+	StallNoticeMs int64 `json:"stallNoticeMs"`
+	// StreamIdleTimeoutMs: the server ends an answer after this long
+	// without a chunk.
+	StreamIdleTimeoutMs int64 `json:"streamIdleTimeoutMs"`
+	// StreamTimeoutMs bounds a whole answer.
+	StreamTimeoutMs int64 `json:"streamTimeoutMs"`
+	MaxMessageChars int   `json:"maxMessageChars"`
+}
+
+// ClientConfig returns the settings the chat page reads.
+func (s *Service) ClientConfig() ClientConfig {
+	return ClientConfig{StallNoticeMs: s.cfg.StallNotice.Milliseconds(), StreamIdleTimeoutMs: s.cfg.IdleTimeout.Milliseconds(),
+		StreamTimeoutMs: s.cfg.StreamTimeout.Milliseconds(), MaxMessageChars: s.cfg.MaxMessageChars}
 }
 
 // errorMessage is the client-safe text of err.

@@ -284,6 +284,65 @@ func (s *GormStore) AddReply(ctx context.Context, m Message) error {
 	})
 }
 
+// errNothingToRegenerate and errAnswerRunning refuse a regeneration.
+var (
+	errNothingToRegenerate = apperr.Conflict("there is no answer to regenerate yet; send a message first").WithCode(apperr.CodeInvalidState)
+	errAnswerRunning       = apperr.Conflict("the last answer is still being written; wait for it or stop it, then regenerate").
+				WithCode(apperr.CodeInvalidState).AsRetryable()
+)
+
+// TakeLastAnswer removes the last answer of the caller's active
+// conversation so that it can be written again, and returns the user
+// message it answered. The conversation row is locked for the check, so of
+// two regenerations at once one gets a 409 (errAnswerRunning): after the
+// first removed the answer, the last message is a user message without one,
+// which is also what an answer still being streamed looks like.
+func (s *GormStore) TakeLastAnswer(ctx context.Context, userID, id string, scope Scope, now time.Time) (Message, error) {
+	var user Message
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		res := s.visible(tx, userID, id, scope).Where("status = ?", StatusActive).Update("updated_at", now)
+		if res.Error != nil {
+			return fmt.Errorf("lock conversation: %w", res.Error)
+		}
+		if res.RowsAffected == 0 {
+			var r conversationRow
+			err := s.visible(tx, userID, id, scope).Take(&r).Error
+			if db.IsNotFound(err) {
+				return errConversationMissing
+			}
+			if err != nil {
+				return fmt.Errorf("get conversation: %w", err)
+			}
+			return errEnded
+		}
+		var last []messageRow
+		if err := tx.Where("conversation_id = ? AND deleted_at IS NULL", id).Order("message_seq DESC").Limit(2).
+			Find(&last).Error; err != nil {
+			return fmt.Errorf("last messages: %w", err)
+		}
+		switch {
+		case len(last) == 0:
+			return errNothingToRegenerate
+		case last[0].MessageType != TypeAI:
+			return errAnswerRunning
+		case len(last) < 2 || last[1].MessageType != TypeUser || last[1].MessageSeq != last[0].MessageSeq-1:
+			return errNothingToRegenerate
+		}
+		// The answer's sequence number is reused by the new answer (the
+		// unique index forbids a second row, even a soft-deleted one).
+		if err := tx.Where("id = ?", last[0].ID).Delete(&messageRow{}).Error; err != nil {
+			return fmt.Errorf("remove answer: %w", err)
+		}
+		if err := tx.Model(&conversationRow{}).Where("id = ?", id).
+			Update("message_count", gorm.Expr("message_count - 1")).Error; err != nil {
+			return fmt.Errorf("count answer: %w", err)
+		}
+		user = last[1].toMessage()
+		return nil
+	})
+	return user, err
+}
+
 // Recent returns up to limit messages of the conversation numbered below
 // seq, in sequence order.
 func (s *GormStore) Recent(ctx context.Context, conversationID string, seq int64, limit int) ([]Message, error) {

@@ -3,6 +3,7 @@ package interview
 import (
 	"net/http"
 	"net/url"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -29,6 +30,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	def, read, answer, heavy := limit("default"), limit("read"), limit("answer"), limit("heavy")
 	g.POST("/sessions", def, h.create)
 	g.GET("/conversations", read, h.page)
+	g.GET("/capabilities", read, h.capabilities)
 	sid := g.Group("/sessions/:sid")
 	sid.POST("/interview-questions", heavy, httpx.UploadDeadline(MaxResumeBytes), h.upload)
 	sid.GET("/current-question", read, h.current)
@@ -36,6 +38,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.POST("/interview/answer-json", answer, h.answerJSON)
 	sid.POST("/interview/answer", answer, h.answerForm)
 	sid.GET("/restore", read, h.restore)
+	sid.GET("/progress/:requestId", read, h.progress)
 	sid.GET("/interview/questions", read, h.questions)
 	sid.GET("/interview/score", read, h.score)
 	sid.GET("/interview/suggestions", read, h.suggestions)
@@ -45,6 +48,7 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.GET("/radar-chart", read, h.radar)
 	sid.GET("/radar-chart.svg", read, h.radarSVG)
 	sid.PUT("/finish", def, h.finish)
+	sid.GET("/trace", read, h.trace)
 	g.GET("/interview/records", read, h.records)
 	g.GET("/interview/record/:sid", read, h.record)
 }
@@ -98,6 +102,18 @@ func (h *Handler) create(c *gin.Context) {
 	httpx.Respond(c, gin.H{"sessionId": s.ID, "status": s.Status, "offline": s.Offline}, err)
 }
 
+// capabilities says what the interview page may offer (the camera only
+// when demeanor can be assessed); ?language=zh-CN words the reasons in
+// Chinese.
+func (h *Handler) capabilities(c *gin.Context) {
+	lang, err := ParseLanguage(c.Query("language"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	httpx.Respond(c, h.svc.Capabilities(c.Request.Context(), lang), nil)
+}
+
 func (h *Handler) page(c *gin.Context) {
 	p, err := httpx.PageRequest(c)
 	if err != nil {
@@ -114,9 +130,27 @@ func (h *Handler) upload(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	res, err := h.svc.UploadIn(c.Request.Context(), userID(c), c.Param("sid"), up.Filename, up.Data,
+	res, err := h.svc.UploadTracked(c.Request.Context(), userID(c), c.Param("sid"), uploadRequestID(c), up.Filename, up.Data,
 		c.PostForm("confirmedTarget"), c.PostForm("language"))
 	httpx.Respond(c, res, err)
+}
+
+// uploadRequestID is the id an upload's progress is reported under: the
+// requestId form field, else the client's own X-Request-Id header; "" (not
+// tracked) when the client sent neither.
+func uploadRequestID(c *gin.Context) string {
+	if id := strings.TrimSpace(c.PostForm("requestId")); id != "" {
+		return id
+	}
+	if h := c.GetHeader(httpx.HeaderRequestID); h != "" && h == httpx.RequestID(c) {
+		return h
+	}
+	return ""
+}
+
+func (h *Handler) progress(c *gin.Context) {
+	p, err := h.svc.Progress(c.Request.Context(), userID(c), c.Param("sid"), c.Param("requestId"))
+	httpx.Respond(c, p, err)
 }
 
 func (h *Handler) current(c *gin.Context) {
@@ -235,7 +269,25 @@ func (h *Handler) records(c *gin.Context) {
 		}
 		*dst = &v
 	}
-	f.Direction = c.Query("interviewDirection")
+	f.Direction, f.SessionID = c.Query("interviewDirection"), c.Query("sessionId")
 	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
 	httpx.Respond(c, res, err)
+}
+
+// trace sends the session's AI trace as a JSON Lines download: to the
+// session's owner, or to an admin.
+func (h *Handler) trace(c *gin.Context) {
+	caller, _ := auth.FromContext(c.Request.Context())
+	entries, err := h.svc.Trace(c.Request.Context(), caller.UserID, caller.Admin, c.Param("sid"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	body, err := WriteJSONL(entries)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	c.Header("Content-Disposition", `attachment; filename="interview-`+url.PathEscape(c.Param("sid"))+`-trace.jsonl"`)
+	c.Data(http.StatusOK, "application/x-ndjson; charset=utf-8", body)
 }

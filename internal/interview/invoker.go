@@ -209,6 +209,7 @@ func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Res
 		return zero, "", apperr.Internal(fmt.Errorf("interview: no provider for stage %s", c.Stage))
 	}
 	c.Request.Stage = c.Stage
+	trackStage(ctx, c.Stage) // the request's progress moves on to this stage's step
 	targets := []airouting.Target{{Model: inv.defaultModel, Provider: c.Provider}}
 	if inv.router != nil {
 		routed, err := inv.router.Targets(ctx, c.Stage)
@@ -245,6 +246,19 @@ func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Res
 		return zero, res.Outcome, apperr.Internal(fmt.Errorf("interview: decode shared %s result: %w", c.Stage, err))
 	}
 	return v, res.Outcome, nil
+}
+
+// routedProvider is the first model stage is routed to, or nil when it has
+// no route (or the route cannot be read: the caller's default applies).
+func (inv *Invoker) routedProvider(ctx context.Context, stage string) llm.Provider {
+	if inv.router == nil {
+		return nil
+	}
+	ts, err := inv.router.Targets(ctx, stage)
+	if err != nil || len(ts) == 0 {
+		return nil
+	}
+	return ts[0].Provider
 }
 
 // savedCall reports whether a flight outcome avoided a model call.

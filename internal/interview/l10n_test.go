@@ -29,7 +29,7 @@ func TestBuildReviewFeedbackChinese(t *testing.T) {
 		OverallComment:  "表现扎实（潜力指数 77）。最强项：仪态（90）；最弱项：面试表现（70）。",
 		Highlights:      []string{"第 1 题：对 MVCC 的解释很清楚。"},
 		ImprovementTips: []string{"第 2 题：没有提到间隙锁。", "第 4 题：重新复习这道题：“Kafka 如何保证顺序？”"},
-		NextActions:     []string{"量化项目成果", "第 2 题：没有提到间隙锁。", "第 4 题：重新复习这道题：“Kafka 如何保证顺序？”"},
+		NextActions:     []string{"量化项目成果", "把第 2 题再大声练一遍，讲全反馈里指出的要点。", "把第 4 题再大声练一遍，讲全反馈里指出的要点。"},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("BuildReviewFeedbackIn(zh) =\n%#v\nwant\n%#v", got, want)

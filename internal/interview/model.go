@@ -140,6 +140,10 @@ type Scored struct {
 	Reason string `json:"reason"`
 	// NeedsReview flags a score a human should look at.
 	NeedsReview bool `json:"needsReview"`
+	// Hidden is why the score is not shown ("" when it is): a reason code
+	// such as "insufficient-evidence:2/5". A hidden score is kept for the
+	// rules (follow-ups) but shown as null and left out of every total.
+	Hidden string `json:"hidden,omitempty"`
 }
 
 // ReviewDecision says whether a second evaluation is needed and why.
@@ -281,8 +285,11 @@ type AnswerResp struct {
 	Score           *int   `json:"score"`
 	Level           string `json:"level,omitempty"`
 	// LevelText is Level's display text in the session's language.
-	LevelText          string `json:"levelText,omitempty"`
-	TotalScore         *int   `json:"totalScore"`
+	LevelText  string `json:"levelText,omitempty"`
+	TotalScore *int   `json:"totalScore"`
+	// ScoreHidden says why Score is null although the answer was
+	// evaluated: the evidence was insufficient ("" when it is shown).
+	ScoreHidden        string `json:"scoreHidden,omitempty"`
 	Feedback           string `json:"feedback"`
 	NextQuestionNumber string `json:"nextQuestionNumber"`
 	NextQuestion       string `json:"nextQuestion"`
@@ -333,12 +340,42 @@ type PlaybackItem struct {
 	ParentNumber string `json:"parentNumber,omitempty"`
 	NeedsReview  bool   `json:"needsReview"`
 	ScoreReason  string `json:"scoreReason"`
-	AnsweredAt   string `json:"answeredAt"`
+	// ScoreHidden says why Score is null: the evidence was insufficient
+	// to score the answer ("" when it is shown).
+	ScoreHidden string `json:"scoreHidden,omitempty"`
+	AnsweredAt  string `json:"answeredAt"`
+	// Timestamp is AnsweredAt in Unix milliseconds, as the original had it.
+	Timestamp int64 `json:"timestamp"`
+	// RequestID is the answer's request id (sent or derived).
+	RequestID string `json:"requestId"`
+	// TotalScore is the running session score after this turn.
+	TotalScore *int `json:"totalScore"`
+	// FollowUpNeeded says the rules asked a follow-up after this turn.
+	FollowUpNeeded bool `json:"followUpNeeded"`
+	// FollowUpCount is how many follow-ups the main question had after it.
+	FollowUpCount int `json:"followUpCount"`
+	// NextQuestionNumber and NextQuestion are what was asked next ("" at
+	// the end); Finished says this turn answered the last question.
+	NextQuestionNumber string `json:"nextQuestionNumber"`
+	NextQuestion       string `json:"nextQuestion"`
+	Finished           bool   `json:"finished"`
 }
 
-// Report is the finished interview.
+// Report is the interview's report: live (Final false) while it runs,
+// final once it is finished. DurationSeconds is null when no question was
+// answered, and NotAssessedReason then says, in the session's language, why
+// the scores and the duration are null.
 type Report struct {
-	SessionID          string           `json:"sessionId"`
+	// ID identifies the record; it is the session id (one record per
+	// session).
+	ID        string `json:"id"`
+	UserID    string `json:"userId"`
+	SessionID string `json:"sessionId"`
+	// Final is false for a report computed while the interview runs (what
+	// is known so far) and true for the stored report of a finished one.
+	Final              bool             `json:"final"`
+	CreateTime         string           `json:"createTime"`
+	UpdateTime         string           `json:"updateTime"`
 	InterviewScore     *int             `json:"interviewScore"`
 	ResumeScore        *int             `json:"resumeScore"`
 	DemeanorScore      *int             `json:"demeanorScore"`
@@ -348,10 +385,15 @@ type Report struct {
 	InterviewDirection string           `json:"interviewDirection"`
 	StartTime          string           `json:"startTime"`
 	EndTime            string           `json:"endTime"`
-	DurationSeconds    int64            `json:"durationSeconds"`
+	DurationSeconds    *int64           `json:"durationSeconds"`
 	RadarChart         Radar            `json:"radarChart"`
 	RadarDimensions    []RadarDimension `json:"radarDimensions"`
 	PlaybackItems      []PlaybackItem   `json:"playbackItems"`
 	ReviewFeedback     ReviewFeedback   `json:"reviewFeedback"`
-	Offline            bool             `json:"offline"`
+	// InterviewSuggestions are the session's suggestions, in order, and
+	// Suggestions the same as {"1": ..., "2": ...}.
+	InterviewSuggestions []string          `json:"interviewSuggestions"`
+	Suggestions          map[string]string `json:"suggestions"`
+	Offline              bool              `json:"offline"`
+	NotAssessedReason    string            `json:"notAssessedReason,omitempty"`
 }

@@ -39,6 +39,51 @@ type EvaluationInput struct {
 	Answer         string       `json:"answer"`
 	// Review is set for the second evaluation: look again, strictly.
 	Review bool `json:"review,omitempty"`
+	// ResumeProfile is what the resume claims (ResumeProfileText), so that
+	// an answer is judged against it; "" when the session has no profile.
+	ResumeProfile string `json:"resumeProfile,omitempty"`
+}
+
+// MaxResumeProfileChars bounds the resume profile sent with every
+// evaluation (characters, i.e. Unicode code points).
+const MaxResumeProfileChars = 2000
+
+// ResumeProfileText is the candidate's resume profile as evaluation
+// prompts carry it: target, resume type, skills with their evidence, role
+// hypotheses and project hints, one line each, cut to
+// MaxResumeProfileChars. "" for no profile.
+func ResumeProfileText(p *Profile, target string) string {
+	if p == nil {
+		return ""
+	}
+	var lines []string
+	add := func(label string, items []string) {
+		if items = trimList(items); len(items) > 0 {
+			lines = append(lines, label+": "+strings.Join(items, "; "))
+		}
+	}
+	add("Target role", []string{target})
+	add("Resume type", []string{p.ResumeType})
+	add("Skills", p.Skills)
+	var evidence, roles []string
+	for _, e := range p.SkillEvidence {
+		if sk, ev := strings.TrimSpace(e.Skill), strings.TrimSpace(e.Evidence); sk != "" && ev != "" {
+			evidence = append(evidence, sk+" — "+ev)
+		}
+	}
+	add("Skill evidence", evidence)
+	for _, h := range p.RoleHypotheses {
+		if t := strings.TrimSpace(h.Target); t != "" {
+			roles = append(roles, fmt.Sprintf("%s (%.2f): %s", t, h.Confidence, strings.TrimSpace(h.Evidence)))
+		}
+	}
+	add("Role hypotheses", roles)
+	add("Project hints", p.ProjectQuestionHints)
+	text := strings.Join(lines, "\n")
+	if r := []rune(text); len(r) > MaxResumeProfileChars {
+		text = string(r[:MaxResumeProfileChars-1]) + "…"
+	}
+	return text
 }
 
 // FollowUpInput is the user message of interview-followup.

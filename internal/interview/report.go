@@ -39,18 +39,18 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 	if err != nil {
 		return DemeanorResult{}, err
 	}
+	prov := s.demeanorProvider(ctx)
 	switch {
 	case seen: // the same photo again: its stored result, no model call
-	case !s.provider.SupportsVision():
-		res.Message = "demeanor not assessed: the configured model cannot see images"
+	case !prov.SupportsVision():
 	default:
 		req, err := s.prompts[StageDemeanor].Request(map[string]string{"task": "assess the candidate's demeanor in the attached photo"})
 		if err != nil {
 			return DemeanorResult{}, apperr.Internal(err)
 		}
 		req.Messages[1].Images = []llm.Image{{MIME: mime, Data: photo}}
-		d, _, err := Invoke(ctx, s.inv, Call{Stage: StageDemeanor, SessionID: sess.ID, BusinessKey: hash,
-			Provider: s.provider, Request: req}, func(r llm.Response) (Demeanor, error) { return ParseDemeanor(r.Content) })
+		d, _, err := tracedInvoke(ctx, s, Call{Stage: StageDemeanor, SessionID: sess.ID, BusinessKey: hash,
+			Provider: prov, Request: req}, func(r llm.Response) (Demeanor, error) { return ParseDemeanor(r.Content) })
 		if err != nil {
 			return DemeanorResult{}, err
 		}
@@ -58,7 +58,7 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 			EmoticonHandling: &d.EmoticonHandling, CompositeScore: &d.CompositeScore}
 	}
 	if !res.Assessed {
-		res.Message = "demeanor not assessed: the configured model cannot see images"
+		res.Message = demeanorNotAssessed(sessionLanguage(sess))
 	}
 	if !seen {
 		if err := s.store.AddDemeanor(ctx, sess.ID, hash, res, s.now()); err != nil {
@@ -71,6 +71,52 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 	}
 	res.SessionComposite, res.PhotoCount = meanScore(composites), len(composites)
 	return res, nil
+}
+
+// demeanorProvider is the model that serves the demeanor stage: the first
+// model of its route (the routing accepts only vision models there), else
+// the service's provider.
+func (s *Service) demeanorProvider(ctx context.Context) llm.Provider {
+	if p := s.inv.routedProvider(ctx, StageDemeanor); p != nil {
+		return p
+	}
+	return s.provider
+}
+
+// DemeanorCapability says whether photos can be assessed, so that a page
+// offers the camera only when they can.
+type DemeanorCapability struct {
+	Available bool `json:"available"`
+	// ReasonCode is "no-vision" when the model serving the demeanor stage
+	// cannot see images (the offline model never can); "" when available.
+	ReasonCode string `json:"reasonCode,omitempty"`
+	// Reason is ReasonCode as one sentence, in the session's language
+	// (English without a session).
+	Reason string `json:"reason,omitempty"`
+}
+
+// Demeanor capability reason codes.
+const ReasonNoVision = "no-vision"
+
+// DemeanorCapabilityIn reports whether demeanor can be assessed, worded in
+// lang.
+func (s *Service) DemeanorCapabilityIn(ctx context.Context, lang string) DemeanorCapability {
+	if s.demeanorProvider(ctx).SupportsVision() {
+		return DemeanorCapability{Available: true}
+	}
+	return DemeanorCapability{ReasonCode: ReasonNoVision, Reason: demeanorNotAssessed(lang)}
+}
+
+// Capabilities is what the interview page needs to know of the server.
+type Capabilities struct {
+	Offline  bool               `json:"offline"`
+	Demeanor DemeanorCapability `json:"demeanor"`
+}
+
+// Capabilities reports the server's interview capabilities, worded in
+// lang (LangEN when not LangZH).
+func (s *Service) Capabilities(ctx context.Context, lang string) Capabilities {
+	return Capabilities{Offline: s.provider.Offline(), Demeanor: s.DemeanorCapabilityIn(ctx, lang)}
 }
 
 // meanScore is the rounded mean, nil for none.
@@ -104,7 +150,7 @@ func (s *Service) Finish(ctx context.Context, userID, sessionID string) (Report,
 		return Report{}, invalidState("an answer is still being evaluated; finish when it is done")
 	}
 	now := s.now()
-	rep, err := s.buildReport(ctx, st, now)
+	rep, err := s.buildReport(ctx, st, now, true)
 	if err != nil {
 		return Report{}, err
 	}
@@ -147,21 +193,33 @@ func (r Radar) DimensionsIn(lang string) []RadarDimension {
 	return out
 }
 
-func (s *Service) buildReport(ctx context.Context, st state, now time.Time) (Report, error) {
+// buildReport computes the report of st as of now: final (the interview is
+// being finished) or live (what is known so far).
+func (s *Service) buildReport(ctx context.Context, st state, now time.Time, final bool) (Report, error) {
 	radar, err := s.radarOf(ctx, st)
 	if err != nil {
 		return Report{}, err
 	}
-	rep := Report{SessionID: st.sess.ID, InterviewScore: radar.InterviewPerformance, ResumeScore: st.sess.ResumeScore,
-		DemeanorScore: radar.DemeanorEvaluation, InterviewStatus: SessionFinished, InterviewDirection: st.sess.InterviewType,
-		EndTime: now.Format(time.RFC3339), RadarChart: radar, RadarDimensions: radar.DimensionsIn(sessionLanguage(st.sess)), Offline: st.sess.Offline,
-		PlaybackItems: []PlaybackItem{}}
-	start := st.sess.CreatedAt
-	if st.sess.StartedAt != nil {
-		start = *st.sess.StartedAt
+	lang := sessionLanguage(st.sess)
+	rep := Report{ID: st.sess.ID, UserID: st.sess.UserID, SessionID: st.sess.ID, Final: final,
+		CreateTime: st.sess.CreatedAt.UTC().Format(time.RFC3339), UpdateTime: st.sess.UpdatedAt.UTC().Format(time.RFC3339),
+		InterviewScore: radar.InterviewPerformance, ResumeScore: st.sess.ResumeScore,
+		DemeanorScore: radar.DemeanorEvaluation, InterviewStatus: st.sess.Status, InterviewDirection: st.sess.InterviewType,
+		RadarChart: radar, RadarDimensions: radar.DimensionsIn(lang), Offline: st.sess.Offline,
+		PlaybackItems: []PlaybackItem{}, InterviewSuggestions: append([]string{}, st.sess.Suggestions...),
+		Suggestions: numbered(st.sess.Suggestions)}
+	if final {
+		rep.InterviewStatus, rep.EndTime, rep.UpdateTime = SessionFinished, now.Format(time.RFC3339), now.Format(time.RFC3339)
 	}
-	rep.StartTime = start.UTC().Format(time.RFC3339)
-	rep.DurationSeconds = int64(now.Sub(start).Seconds())
+	if st.sess.StartedAt != nil || final {
+		start := st.sess.CreatedAt
+		if st.sess.StartedAt != nil {
+			start = *st.sess.StartedAt
+		}
+		rep.StartTime = start.UTC().Format(time.RFC3339)
+		duration := max(int64(now.Sub(start).Seconds()), 0)
+		rep.DurationSeconds = &duration
+	}
 	var summaries []TurnSummary
 	for _, q := range st.questions {
 		if !q.IsFollow {
@@ -173,18 +231,39 @@ func (s *Service) buildReport(ctx context.Context, st state, now time.Time) (Rep
 			continue
 		}
 		q, _ := st.question(t.QuestionNumber)
-		score := t.Scored.Score
-		rep.PlaybackItems = append(rep.PlaybackItems, PlaybackItem{Seq: len(rep.PlaybackItems) + 1, QuestionNumber: t.QuestionNumber,
-			QuestionContent: q.Content, AnswerContent: t.Answer, Score: &score, Level: t.Scored.Level,
-			LevelText: LevelText(t.Scored.Level, sessionLanguage(st.sess)), Feedback: t.Feedback,
-			IsFollowUp: q.IsFollow, ParentNumber: q.ParentNo, NeedsReview: t.Scored.NeedsReview, ScoreReason: t.Scored.Reason,
-			AnsweredAt: t.UpdatedAt.UTC().Format(time.RFC3339)})
-		summaries = append(summaries, TurnSummary{QuestionNumber: t.QuestionNumber, Question: q.Content, Feedback: t.Feedback,
-			Score: score, IsFollowUp: q.IsFollow})
+		rep.PlaybackItems = append(rep.PlaybackItems, playbackItem(len(rep.PlaybackItems)+1, lang, q, t))
+		if t.Scored.Hidden == "" { // a score the evidence cannot support grades nothing
+			summaries = append(summaries, TurnSummary{QuestionNumber: t.QuestionNumber, Question: q.Content,
+				Feedback: withoutReviewNotice(lang, t), Score: t.Scored.Score, IsFollowUp: q.IsFollow})
+		}
 	}
 	rep.AnsweredCount = len(rep.PlaybackItems)
-	rep.ReviewFeedback = BuildReviewFeedbackIn(sessionLanguage(st.sess), radar, summaries, st.sess.Suggestions)
+	if rep.AnsweredCount == 0 {
+		// Nothing to score or time: null with a reason, never "0 min".
+		rep.DurationSeconds = nil
+		rep.NotAssessedReason = textsIn(lang).noAnswers
+	}
+	rep.ReviewFeedback = BuildReviewFeedbackIn(lang, radar, summaries, st.sess.Suggestions)
 	return rep, nil
+}
+
+// playbackItem is turn t (the answer to q) as the report's seq-th item.
+func playbackItem(seq int, lang string, q Question, t Turn) PlaybackItem {
+	it := PlaybackItem{Seq: seq, QuestionNumber: t.QuestionNumber, QuestionContent: q.Content, AnswerContent: t.Answer,
+		Feedback: t.Feedback, IsFollowUp: q.IsFollow, ParentNumber: q.ParentNo, NeedsReview: t.Scored.NeedsReview,
+		ScoreReason: t.Scored.Reason, AnsweredAt: t.UpdatedAt.UTC().Format(time.RFC3339), Timestamp: t.UpdatedAt.UnixMilli(),
+		RequestID: t.RequestID, FollowUpNeeded: t.FollowUp != nil && t.FollowUp.Ask}
+	if t.Scored.Hidden != "" {
+		it.ScoreHidden = hiddenScoreText(lang)
+	} else {
+		score := t.Scored.Score
+		it.Score, it.Level, it.LevelText = &score, t.Scored.Level, LevelText(t.Scored.Level, lang)
+	}
+	if r := t.Response; r != nil { // what the candidate was answered with
+		it.TotalScore, it.FollowUpCount, it.Finished = r.TotalScore, r.FollowUpCount, r.Finished
+		it.NextQuestionNumber, it.NextQuestion = r.NextQuestionNumber, r.NextQuestion
+	}
+	return it
 }
 
 // RadarChart returns the session's radar: the report's once finished, else
@@ -204,9 +283,18 @@ func (s *Service) RadarChart(ctx context.Context, userID, sessionID string) (Rad
 	return s.radarOf(ctx, st)
 }
 
-// Record returns the report of a finished session.
+// Record returns the session's report: the stored one (final) once the
+// interview is finished, else the report of what is known so far (live:
+// final false, null where nothing is known yet).
 func (s *Service) Record(ctx context.Context, userID, sessionID string) (Report, error) {
-	return s.store.Report(ctx, userID, sessionID)
+	st, err := s.load(ctx, userID, sessionID)
+	if err != nil {
+		return Report{}, err
+	}
+	if st.sess.Status == SessionFinished {
+		return s.store.Report(ctx, userID, sessionID)
+	}
+	return s.buildReport(ctx, st, s.now(), false)
 }
 
 // Records lists the user's reports.
@@ -215,6 +303,10 @@ func (s *Service) Records(ctx context.Context, userID string, p page.Request, f 
 		if v != nil && (*v < 0 || *v > 100) {
 			return page.Result[Report]{}, apperr.Invalid("minScore and maxScore must be between 0 and 100")
 		}
+	}
+	f.SessionID = strings.TrimSpace(f.SessionID)
+	if len(f.SessionID) > 64 {
+		return page.Result[Report]{}, apperr.Invalid("sessionId must be at most 64 characters")
 	}
 	f.Direction = strings.TrimSpace(f.Direction)
 	if len(f.Direction) > 128 {

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"unicode"
+	"unicode/utf8"
 )
 
 // This file holds the report rules (interview.md "Demeanor", "Radar and
@@ -42,16 +44,21 @@ type Radar struct {
 // and the demeanor composite (each nil when absent): professionalSkills =
 // resume 0.30 + interview 0.70; potentialIndex = resume 0.25 + interview
 // 0.55 + demeanor 0.20. The weights are renormalised over the inputs that
-// exist, so a missing input is absent rather than 0; with no input the
-// derived score is nil. Derived scores are rounded half up.
+// exist, so a missing input is absent rather than 0. Both derived scores
+// need the interview score: without an answered question they are nil (a
+// resume alone says nothing of a candidate's skills in the interview, issue
+// 19). Derived scores are rounded half up.
 func ComputeRadar(resume, interview, demeanor *int) Radar {
-	return Radar{
+	r := Radar{
 		ResumeScore:          copyInt(resume),
 		InterviewPerformance: copyInt(interview),
 		DemeanorEvaluation:   copyInt(demeanor),
-		ProfessionalSkills:   weightedMean([]*int{resume, interview}, []int{30, 70}),
-		PotentialIndex:       weightedMean([]*int{resume, interview, demeanor}, []int{25, 55, 20}),
 	}
+	if interview != nil {
+		r.ProfessionalSkills = weightedMean([]*int{resume, interview}, []int{30, 70})
+		r.PotentialIndex = weightedMean([]*int{resume, interview, demeanor}, []int{25, 55, 20})
+	}
+	return r
 }
 
 // copyInt returns a pointer to a copy of *p, or nil.
@@ -106,27 +113,41 @@ const (
 	improveBelow    = 70
 	strongPotential = 85
 	solidPotential  = 70
+	// cannedFrom is the radar score from which a dimension earns a canned
+	// highlight (below it, a canned tip).
+	cannedFrom = 75
+	// minSentenceRunes is the shortest sentence of feedback kept as a
+	// highlight or tip.
+	minSentenceRunes = 6
 )
 
 // BuildReviewFeedback writes the report's review deterministically:
 //   - the overall comment grades the potential index (≥85 strong, ≥70
 //     solid, ≥60 meets the bar, else below expectations) and names the
 //     strongest and weakest radar dimension present (ties: radar order);
-//   - highlights are the feedback of turns scored ≥ 80, best first (ties:
-//     turn order), at most 3;
-//   - improvement tips are the feedback of turns scored < 70, weakest first,
-//     at most 3 (a turn without feedback suggests revisiting its question);
-//   - next actions are the resume suggestions, then the improvement tips,
-//     without duplicates, at most 3.
+//   - highlights are the sentences of the feedback of turns scored ≥ 80,
+//     best turn first (ties: turn order), at most 3; when there are none,
+//     a canned sentence for each of resume, interview, demeanor and skills
+//     scored ≥ 75 on the radar, at most 3;
+//   - improvement tips are the sentences of the feedback of turns scored
+//     < 70, weakest first, at most 3 (a turn without feedback suggests
+//     revisiting its question); when there are none, a canned tip for each
+//     of those dimensions scored < 75;
+//   - next actions are the resume suggestions, then a practice action for
+//     each improvement tip's question (never the tip again), without
+//     duplicates, at most 3.
 //
-// Each highlight and tip is prefixed with its question number ("Q3: …").
+// Feedback is split into sentences at . ; ! ? (and their Chinese forms)
+// and line breaks; sentences shorter than 6 characters are dropped. Each
+// sentence from a turn is prefixed with its question number ("Q3: …").
 // The lists are never nil.
 func BuildReviewFeedback(r Radar, turns []TurnSummary, resumeSuggestions []string) ReviewFeedback {
 	return BuildReviewFeedbackIn(LangEN, r, turns, resumeSuggestions)
 }
 
 // BuildReviewFeedbackIn is BuildReviewFeedback with the prose it writes
-// (overall comment, question labels, "revisit" tips) in lang.
+// (overall comment, question labels, canned sentences, "revisit" tips) in
+// lang.
 func BuildReviewFeedbackIn(lang string, r Radar, turns []TurnSummary, resumeSuggestions []string) ReviewFeedback {
 	tx := textsIn(lang)
 	out := ReviewFeedback{
@@ -138,30 +159,93 @@ func BuildReviewFeedbackIn(lang string, r Radar, turns []TurnSummary, resumeSugg
 	best := slices.Clone(turns)
 	slices.SortStableFunc(best, func(a, b TurnSummary) int { return cmp.Compare(b.Score, a.Score) })
 	for _, t := range best {
-		if t.Score < highlightScore || len(out.Highlights) == maxReviewItems {
+		if t.Score < highlightScore {
 			break
 		}
-		if fb := strings.TrimSpace(t.Feedback); fb != "" {
-			out.Highlights = appendUnique(out.Highlights, turnLabel(tx, t)+fb)
+		for _, sent := range splitSentences(tx, t.Feedback) {
+			out.Highlights = appendItem(out.Highlights, turnLabel(tx, t)+sent)
 		}
 	}
 	weakest := slices.Clone(turns)
 	slices.SortStableFunc(weakest, func(a, b TurnSummary) int { return cmp.Compare(a.Score, b.Score) })
+	var practise []string
 	for _, t := range weakest {
-		if t.Score >= improveBelow || len(out.ImprovementTips) == maxReviewItems {
+		if t.Score >= improveBelow {
 			break
 		}
-		tip := strings.TrimSpace(t.Feedback)
-		if tip == "" {
-			tip = fmt.Sprintf(tx.revisit, strings.TrimSpace(t.Question))
+		sents := splitSentences(tx, t.Feedback)
+		if len(sents) == 0 {
+			sents = []string{fmt.Sprintf(tx.revisit, strings.TrimSpace(t.Question))}
 		}
-		out.ImprovementTips = appendUnique(out.ImprovementTips, turnLabel(tx, t)+tip)
+		for _, sent := range sents {
+			out.ImprovementTips = appendItem(out.ImprovementTips, turnLabel(tx, t)+sent)
+		}
+		practise = append(practise, fmt.Sprintf(tx.practise, t.QuestionNumber))
 	}
-	for _, s := range append(trimList(resumeSuggestions), out.ImprovementTips...) {
-		if len(out.NextActions) == maxReviewItems {
-			break
+	if len(out.Highlights) == 0 {
+		out.Highlights = cannedItems(tx.cannedHighlight, r, func(score int) bool { return score >= cannedFrom })
+	}
+	if len(out.ImprovementTips) == 0 {
+		out.ImprovementTips = cannedItems(tx.cannedTip, r, func(score int) bool { return score < cannedFrom })
+	}
+	for _, s := range append(trimList(resumeSuggestions), practise...) {
+		out.NextActions = appendItem(out.NextActions, s)
+	}
+	return out
+}
+
+// appendItem appends s to a review list that is not full yet, unless it is
+// already there (appendUnique).
+func appendItem(items []string, s string) []string {
+	if len(items) == maxReviewItems {
+		return items
+	}
+	return appendUnique(items, s)
+}
+
+// cannedItems are the canned sentences of the radar's resume, interview,
+// demeanor and skills scores (in that order) that pick selects, at most 3;
+// an absent score selects nothing.
+func cannedItems(canned map[string]string, r Radar, pick func(score int) bool) []string {
+	out := []string{}
+	for _, d := range []struct {
+		key string
+		v   *int
+	}{{"resume", r.ResumeScore}, {"interview", r.InterviewPerformance}, {"demeanor", r.DemeanorEvaluation}, {"skills", r.ProfessionalSkills}} {
+		if d.v != nil && pick(*d.v) {
+			out = appendItem(out, canned[d.key])
 		}
-		out.NextActions = appendUnique(out.NextActions, s)
+	}
+	return out
+}
+
+// splitSentences splits feedback into sentences at . ; ! ? (a period only
+// before white space or the end, so "Node.js" and "3.5" stay whole), their
+// Chinese forms and line breaks; each ends with tx's full stop, and those
+// shorter than minSentenceRunes are dropped.
+func splitSentences(tx reportText, feedback string) []string {
+	var out []string
+	rs := []rune(feedback)
+	start := 0
+	flush := func(end int) {
+		body := sentenceBody(string(rs[start:end]))
+		start = end + 1
+		if utf8.RuneCountInString(body) >= minSentenceRunes {
+			out = append(out, body+tx.stop)
+		}
+	}
+	for i, c := range rs {
+		switch c {
+		case ';', '!', '?', '\n', '。', '；', '！', '？':
+			flush(i)
+		case '.':
+			if i+1 == len(rs) || unicode.IsSpace(rs[i+1]) {
+				flush(i)
+			}
+		}
+	}
+	if start < len(rs) {
+		flush(len(rs))
 	}
 	return out
 }

@@ -420,3 +420,35 @@ func SessionScore(mainScores []int) *int {
 	mean := int(math.Round(float64(sum) / float64(len(mainScores))))
 	return &mean
 }
+
+// MinEvidenced is the fewest of the five dimensions that must quote usable
+// evidence for an answer's score to be shown.
+const MinEvidenced = 3
+
+// EvidenceInsufficient returns why a score cannot be shown, or "" when it
+// can: the score is hidden ("insufficient-evidence:<n>/5") when fewer than
+// MinEvidenced of the five dimensions carry usable evidence (not empty, not
+// a placeholder such as "n/a", no protocol words) in the evaluation or in
+// its review (nil when none ran). A number the evaluator cannot back with
+// what the answer said is not shown to the candidate, as in the original.
+func EvidenceInsufficient(first Evaluation, review *Evaluation) string {
+	evidenced := map[string]bool{}
+	for _, ev := range []*Evaluation{&first, review} {
+		if ev == nil {
+			continue
+		}
+		for _, d := range ev.Dimensions {
+			id := normToken(d.ID)
+			if _, known := DimensionWeights[id]; !known {
+				continue
+			}
+			if e := sentenceBody(d.Evidence); !saysNothing(e) && !leaksProtocol(e) {
+				evidenced[id] = true
+			}
+		}
+	}
+	if len(evidenced) >= MinEvidenced {
+		return ""
+	}
+	return fmt.Sprintf("insufficient-evidence:%d/%d", len(evidenced), len(Dimensions))
+}

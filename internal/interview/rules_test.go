@@ -525,8 +525,8 @@ func TestComputeRadar(t *testing.T) {
 		{"professional rounds 78.5 up", intPtr(75), intPtr(80), nil, intPtr(79), intPtr(78)},
 		{"potential rounds 79.5 up", intPtr(70), intPtr(80), intPtr(90), intPtr(77), intPtr(80)},
 		{"resume missing: professional is the interview", nil, intPtr(70), intPtr(90), intPtr(70), intPtr(75)},
-		{"only demeanor: potential is the demeanor", nil, nil, intPtr(90), nil, intPtr(90)},
-		{"only resume", intPtr(64), nil, nil, intPtr(64), intPtr(64)},
+		{"only demeanor: no interview, no derived score", nil, nil, intPtr(90), nil, nil},
+		{"only resume: no interview, no derived score (issue 19)", intPtr(64), nil, nil, nil, nil},
 		{"none", nil, nil, nil, nil, nil},
 	}
 	for _, tt := range tests {
@@ -566,7 +566,9 @@ func TestBuildReviewFeedback(t *testing.T) {
 		OverallComment:  "Solid performance (potential index 77). Strongest: demeanor (90); weakest: interview performance (70).",
 		Highlights:      []string{"Q5: Excellent.", "Q1: Clear MVCC explanation.", "Q3: Solid design."},
 		ImprovementTips: []string{"Q2: Missed gap locks.", `Q4: revisit the question "Kafka ordering?"`},
-		NextActions:     []string{"Quantify impact", "Q2: Missed gap locks.", `Q4: revisit the question "Kafka ordering?"`},
+		// Next steps do not repeat the tips (issue 19).
+		NextActions: []string{"Quantify impact", "Practise Q2 again out loud, covering the points its feedback names.",
+			"Practise Q4 again out loud, covering the points its feedback names."},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("BuildReviewFeedback =\n%#v\nwant\n%#v", got, want)

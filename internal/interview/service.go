@@ -14,6 +14,8 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/prometheus/client_golang/prometheus"
+
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/doctext"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
@@ -61,6 +63,10 @@ type Store interface {
 	FinishSession(ctx context.Context, s Session, rep Report, now time.Time) (bool, error)
 	Report(ctx context.Context, userID, sessionID string) (Report, error)
 	PageReports(ctx context.Context, userID string, p page.Request, f RecordFilter) (page.Result[Report], error)
+	// AnySession loads a session whoever owns it (for admins).
+	AnySession(ctx context.Context, id string) (Session, error)
+	AddTrace(ctx context.Context, e TraceEntry) error
+	Traces(ctx context.Context, sessionID string) ([]TraceEntry, error)
 }
 
 // Config tunes the service.
@@ -82,6 +88,12 @@ type Config struct {
 	// MinChars is the fewest characters a resume must yield; zero means
 	// DefaultResumeMinChars, negative turns the check off.
 	MinChars int
+	// Registerer receives the interview's counters; nil leaves them
+	// unregistered.
+	Registerer prometheus.Registerer
+	// Progress keeps the progress of uploads and answers for polling
+	// (RedisProgress across instances); nil keeps it in process.
+	Progress ProgressStore
 }
 
 // DefaultResumeMinChars is the fewest characters read from a resume for an
@@ -100,7 +112,9 @@ type Service struct {
 	cfg      Config
 	prompts  map[string]Prompt
 	log      *slog.Logger
+	metrics  metrics
 	now      func() time.Time
+	progress ProgressStore
 }
 
 // NewService returns the service; provider is the model every stage uses.
@@ -120,6 +134,9 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 	if cfg.Log == nil {
 		cfg.Log = slog.New(slog.DiscardHandler)
 	}
+	if cfg.Progress == nil {
+		cfg.Progress = NewLocalProgress()
+	}
 	if err := os.MkdirAll(cfg.UploadDir, 0o750); err != nil {
 		return nil, fmt.Errorf("interview: upload dir: %w", err)
 	}
@@ -132,7 +149,7 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 		prompts[stage] = p
 	}
 	return &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
-		log: cfg.Log, now: func() time.Time { return time.Now().UTC() }}, nil
+		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }, progress: cfg.Progress}, nil
 }
 
 // Create starts a new session in DRAFT; the user's other active sessions
@@ -212,6 +229,27 @@ func (s *Service) Upload(ctx context.Context, userID, sessionID, filename string
 // is a 400 naming the language field.
 func (s *Service) UploadIn(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget,
 	language string) (UploadResult, error) {
+	return s.UploadTracked(ctx, userID, sessionID, "", filename, data, confirmedTarget, language)
+}
+
+// UploadTracked is UploadIn that reports its progress under requestID
+// (none when ""): reading the file, building the profile, writing the
+// questions (Service.Progress).
+func (s *Service) UploadTracked(ctx context.Context, userID, sessionID, requestID, filename string, data []byte, confirmedTarget,
+	language string) (res UploadResult, err error) {
+	if len(requestID) > MaxRequestIDLen {
+		return UploadResult{}, apperr.Invalid("requestId must be at most %d characters", MaxRequestIDLen)
+	}
+	if _, err := s.store.Session(ctx, userID, sessionID); err != nil {
+		return UploadResult{}, err // another user's session: nothing is tracked
+	}
+	ctx, tr := s.track(ctx, sessionID, requestID, ProgressUpload, StepReading)
+	defer func() { tr.finish(ctx, err, s.now()) }()
+	return s.upload(ctx, userID, sessionID, filename, data, confirmedTarget, language)
+}
+
+func (s *Service) upload(ctx context.Context, userID, sessionID, filename string, data []byte, confirmedTarget,
+	language string) (UploadResult, error) {
 	start := time.Now()
 	confirmedTarget = strings.TrimSpace(confirmedTarget)
 	if utf8.RuneCountInString(confirmedTarget) > MaxTargetChars {
@@ -249,7 +287,7 @@ func (s *Service) UploadIn(ctx context.Context, userID, sessionID, filename stri
 		if owner {
 			s.failUpload(ctx, sess.ID, hash)
 		}
-		return UploadResult{}, err
+		return UploadResult{}, candidateError(ProgressUpload, err)
 	}
 	res, qs := s.uploadResult(sess.ID, doc, profile, questions, confirmedTarget)
 	res.Replaced = prevFileID != ""
@@ -398,7 +436,7 @@ func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedT
 	if err != nil {
 		return Profile{}, Questions{}, apperr.Internal(err)
 	}
-	profile, _, err := Invoke(ctx, s.inv, Call{Stage: StageProfile, SessionID: sessionID, BusinessKey: hash,
+	profile, _, err := tracedInvoke(ctx, s, Call{Stage: StageProfile, SessionID: sessionID, BusinessKey: hash,
 		Provider: s.provider, Request: req}, func(r llm.Response) (Profile, error) { return ParseProfile(r.Content) })
 	if err != nil {
 		return Profile{}, Questions{}, err
@@ -409,7 +447,7 @@ func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedT
 	if err != nil {
 		return Profile{}, Questions{}, apperr.Internal(err)
 	}
-	qs, _, err := Invoke(ctx, s.inv, Call{Stage: StageExtraction, SessionID: sessionID, BusinessKey: HashBytes([]byte(hash), []byte(target)),
+	qs, _, err := tracedInvoke(ctx, s, Call{Stage: StageExtraction, SessionID: sessionID, BusinessKey: HashBytes([]byte(hash), []byte(target)),
 		Provider: s.provider, Request: req}, func(r llm.Response) (Questions, error) { return ParseQuestions(r.Content) })
 	if err != nil {
 		return Profile{}, Questions{}, err
@@ -488,7 +526,7 @@ func (st state) question(no string) (Question, bool) {
 func (st state) mainScores() []int {
 	var out []int
 	for _, t := range st.turns {
-		if t.Status == TurnDone && t.Scored != nil && !strings.Contains(t.QuestionNumber, "-F") {
+		if t.Status == TurnDone && t.Scored != nil && t.Scored.Hidden == "" && !strings.Contains(t.QuestionNumber, "-F") {
 			out = append(out, t.Scored.Score)
 		}
 	}
@@ -626,6 +664,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 		}
 		if t, err := s.store.TurnByRequest(ctx, sessionID, in.RequestID); err == nil {
 			if t.Status == TurnDone && t.Response != nil && s.now().Sub(t.CreatedAt) < replayFor {
+				s.metrics.replays.Inc()
 				return *t.Response, nil
 			}
 		} else if !apperr.Is(err, apperr.KindNotFound) {
@@ -639,6 +678,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 			return AnswerResp{}, invalidState("every question has been answered: finish the interview")
 		}
 		if in.QuestionNumber != sess.CurrentNumber {
+			s.metrics.stale.Inc()
 			return AnswerResp{}, staleQuestion(s.currentResp(st), in.QuestionNumber)
 		}
 		q, ok := st.question(sess.CurrentNumber)
@@ -654,6 +694,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 			return s.evaluate(ctx, st, q, sess.FlowVersion, in)
 		}
 		if sess.Flow == FlowEvaluating && !stale {
+			s.metrics.stale.Inc()
 			return AnswerResp{}, staleQuestion(s.currentResp(st), in.QuestionNumber)
 		}
 		turn := Turn{ID: ids.New(), SessionID: sess.ID, QuestionNumber: q.Number, RequestID: in.RequestID,
@@ -690,19 +731,25 @@ func staleQuestion(cur AnswerResp, sent string) error {
 // evaluate runs evaluation, review and follow-up for the request holding
 // the EVALUATING phase at version, then stores the result (or, when another
 // instance stored it first, returns what it stored).
-func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (AnswerResp, error) {
-	v, err := s.score(ctx, st.sess.ID, sessionLanguage(st.sess), q, in.AnswerContent)
+//
+// Its progress (scoring, review, follow-up) is reported under the request
+// id (Service.Progress).
+func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (resp AnswerResp, err error) {
+	ctx, tr := s.track(ctx, st.sess.ID, in.RequestID, ProgressAnswer, StepScoring)
+	defer func() { tr.finish(ctx, err, s.now()) }()
+	v, err := s.score(ctx, st.sess, q, in.AnswerContent)
 	if err != nil {
-		return s.evaluationFailed(ctx, st, version, in, err)
+		return s.evaluationFailed(ctx, st, version, in, candidateError(ProgressAnswer, err))
 	}
-	feedback := GuardFeedbackIn(sessionLanguage(st.sess), v.eval.Feedback, v.eval, q.Spec)
+	lang := sessionLanguage(st.sess)
+	feedback := withReviewNotice(lang, GuardFeedbackIn(lang, v.eval.Feedback, v.eval, q.Spec), v.scored.Reason)
 	decision, followUp := s.followUp(ctx, st, q, in.AnswerContent, v)
 	flow, next := st.advance(q, followUp)
 	turn, err := s.doneTurn(ctx, st.sess.ID, q, in, v, feedback, decision)
 	if err != nil {
 		return AnswerResp{}, err
 	}
-	resp := st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
+	resp = st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
 	turn.Response = &resp
 	return s.completeAnswer(ctx, st.sess.ID, version, turn, flow, next, followUp)
 }
@@ -752,15 +799,21 @@ func (s *Service) doneTurn(ctx context.Context, sessionID string, q Question, in
 
 // answerResp is the response to an answer of q scored as scored.
 func (st state) answerResp(q Question, requestID string, scored Scored, feedback, flow, next string, followUp *Question) AnswerResp {
-	scores := append(st.mainScores(), scored.Score)
-	if q.IsFollow {
-		scores = st.mainScores()
+	lang := sessionLanguage(st.sess)
+	scores := st.mainScores()
+	if !q.IsFollow && scored.Hidden == "" {
+		scores = append(scores, scored.Score)
 	}
-	score := scored.Score
 	resp := AnswerResp{SessionID: st.sess.ID, RequestID: requestID, QuestionNumber: q.Number, QuestionContent: q.Content,
-		Score: &score, Level: scored.Level, LevelText: LevelText(scored.Level, sessionLanguage(st.sess)), TotalScore: SessionScore(scores), Feedback: feedback,
+		TotalScore: SessionScore(scores), Feedback: feedback,
 		FollowUpCount: st.followUpsAsked(mainOf(q.Number)), Finished: flow == FlowCompleted, IsSuccess: true,
 		Status: "done", Offline: st.sess.Offline}
+	if scored.Hidden != "" {
+		resp.ScoreHidden = hiddenScoreText(lang)
+	} else {
+		score := scored.Score
+		resp.Score, resp.Level, resp.LevelText = &score, scored.Level, LevelText(scored.Level, lang)
+	}
 	if followUp != nil {
 		resp.NextQuestionNumber, resp.NextQuestion, resp.IsFollowUp = followUp.Number, followUp.Content, true
 		resp.FollowUpCount++
@@ -787,6 +840,7 @@ func (s *Service) completeAnswer(ctx context.Context, sessionID string, version 
 		return AnswerResp{}, err
 	}
 	if stored.Status == TurnDone && stored.Response != nil {
+		s.metrics.replays.Inc()
 		return *stored.Response, nil
 	}
 	return AnswerResp{}, invalidState("the answer was not stored because the session moved on; reload it")
@@ -803,14 +857,25 @@ type verdict struct {
 	reviewReason string
 }
 
-// score evaluates the answer and, when the rules ask for it, reviews it.
-func (s *Service) score(ctx context.Context, sessionID, lang string, q Question, answer string) (verdict, error) {
-	req, err := s.prompts[StageEvaluation].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer})
+// score evaluates the answer and, when the rules ask for it, reviews it;
+// a final verdict the evidence cannot support is hidden.
+func (s *Service) score(ctx context.Context, sess Session, q Question, answer string) (verdict, error) {
+	v, err := s.judge(ctx, sess.ID, sessionLanguage(sess), ResumeProfileText(sess.Profile, sess.Target), q, answer)
+	if err == nil {
+		v.scored.Hidden = EvidenceInsufficient(v.eval, v.review)
+	}
+	return v, err
+}
+
+// judge runs the evaluation and, when the rules ask for it, the review.
+func (s *Service) judge(ctx context.Context, sessionID, lang, profile string, q Question, answer string) (verdict, error) {
+	req, err := s.prompts[StageEvaluation].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
+		ResumeProfile: profile})
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}
 	parse := func(r llm.Response) (Evaluation, error) { return ParseEvaluation(r.Content) }
-	ev, _, err := Invoke(ctx, s.inv, Call{Stage: StageEvaluation, SessionID: sessionID, QuestionNumber: q.Number,
+	ev, _, err := tracedInvoke(ctx, s, Call{Stage: StageEvaluation, SessionID: sessionID, QuestionNumber: q.Number,
 		Answer: answer, Provider: s.provider, Request: req}, parse)
 	if err != nil {
 		return verdict{}, err
@@ -821,11 +886,12 @@ func (s *Service) score(ctx context.Context, sessionID, lang string, q Question,
 	if !decision.Review {
 		return v, nil
 	}
-	req, err = s.prompts[StageReview].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer, Review: true})
+	req, err = s.prompts[StageReview].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer, Review: true,
+		ResumeProfile: profile})
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}
-	second, _, err := Invoke(ctx, s.inv, Call{Stage: StageReview, SessionID: sessionID, QuestionNumber: q.Number,
+	second, _, err := tracedInvoke(ctx, s, Call{Stage: StageReview, SessionID: sessionID, QuestionNumber: q.Number,
 		Answer: answer, Provider: s.provider, Request: req}, parse)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -844,7 +910,7 @@ func (s *Service) followUpText(ctx context.Context, sessionID, lang string, q Qu
 	req, err := s.prompts[StageFollowUp].In(lang).Request(FollowUpInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
 		Targets: targets, MissingPoints: missing})
 	if err == nil {
-		out, _, err := Invoke(ctx, s.inv, Call{Stage: StageFollowUp, SessionID: sessionID, QuestionNumber: q.Number,
+		out, _, err := tracedInvoke(ctx, s, Call{Stage: StageFollowUp, SessionID: sessionID, QuestionNumber: q.Number,
 			Answer: answer, Provider: s.provider, Request: req}, func(r llm.Response) (FollowUpOutput, error) { return ParseFollowUp(r.Content) })
 		if err == nil {
 			if text, ok := CleanFollowUp(out.FollowUp); ok {
@@ -904,6 +970,9 @@ type Restore struct {
 	CanReplaceResume bool `json:"canReplaceResume"`
 	// Language is the session's language, "" before a resume is stored.
 	Language string `json:"language"`
+	// Demeanor says whether photos can be assessed (offer the camera only
+	// then), worded in the session's language.
+	Demeanor DemeanorCapability `json:"demeanor"`
 }
 
 // Restore returns what a client needs to continue a session.
@@ -916,7 +985,8 @@ func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restor
 		CanResume:     (st.sess.Status == SessionReady || st.sess.Status == SessionInProgress) && st.sess.Flow != FlowCompleted,
 		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
 		Current: s.currentResp(st), Offline: st.sess.Offline, Read: st.sess.Read,
-		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language}, nil
+		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language,
+		Demeanor: s.DemeanorCapabilityIn(ctx, sessionLanguage(st.sess))}, nil
 }
 
 // MainQuestions returns {number: text} of the main questions.

@@ -796,7 +796,13 @@ func TestServiceSessions(t *testing.T) {
 		wantKind(t, err, apperr.KindNotFound, "")
 		_, err = e.svc.Finish(ctx, "u1", second.ID)
 		wantKind(t, err, apperr.KindConflict, apperr.CodeInvalidState)
-		_, err = e.svc.Record(ctx, "u1", second.ID)
+		// An unfinished session has a live report (issue 20); another
+		// user's has none.
+		live, err := e.svc.Record(ctx, "u1", second.ID)
+		if err != nil || live.Final || live.ID != second.ID || live.InterviewStatus != interview.SessionDraft || len(live.PlaybackItems) != 0 {
+			t.Fatalf("live report of a draft = %+v %v", live, err)
+		}
+		_, err = e.svc.Record(ctx, "u2", second.ID)
 		wantKind(t, err, apperr.KindNotFound, "")
 	})
 }

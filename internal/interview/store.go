@@ -1,6 +1,7 @@
 package interview
 
 import (
+	"cmp"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -608,8 +609,12 @@ func (st *GormStore) FinishSession(ctx context.Context, s Session, rep Report, n
 		if err != nil {
 			return err
 		}
+		var duration int64
+		if rep.DurationSeconds != nil {
+			duration = *rep.DurationSeconds
+		}
 		r := reportRow{SessionID: s.ID, UserID: s.UserID, InterviewScore: rep.InterviewScore, ResumeScore: rep.ResumeScore,
-			Direction: rep.InterviewDirection, QuestionCount: rep.QuestionCount, DurationSeconds: rep.DurationSeconds,
+			Direction: rep.InterviewDirection, QuestionCount: rep.QuestionCount, DurationSeconds: duration,
 			Report: string(body), CreatedAt: now}
 		if err := tx.Create(&r).Error; err != nil {
 			return err
@@ -633,9 +638,28 @@ func (st *GormStore) Report(ctx context.Context, userID, sessionID string) (Repo
 	if err != nil {
 		return Report{}, fmt.Errorf("load report: %w", err)
 	}
+	return r.toReport()
+}
+
+// toReport decodes the stored report. Reports stored before they carried
+// their id, owner, times and finality get them from the row.
+func (r reportRow) toReport() (Report, error) {
 	var rep Report
 	if err := json.Unmarshal([]byte(r.Report), &rep); err != nil {
 		return Report{}, fmt.Errorf("decode report: %w", err)
+	}
+	rep.ID, rep.UserID, rep.SessionID, rep.Final = r.SessionID, r.UserID, r.SessionID, true
+	if rep.UpdateTime == "" {
+		rep.UpdateTime = r.CreatedAt.UTC().Format(time.RFC3339)
+	}
+	if rep.CreateTime == "" {
+		rep.CreateTime = cmp.Or(rep.StartTime, rep.UpdateTime)
+	}
+	if rep.InterviewSuggestions == nil {
+		rep.InterviewSuggestions = []string{}
+	}
+	if rep.Suggestions == nil {
+		rep.Suggestions = numbered(rep.InterviewSuggestions)
 	}
 	return rep, nil
 }
@@ -644,6 +668,7 @@ func (st *GormStore) Report(ctx context.Context, userID, sessionID string) (Repo
 type RecordFilter struct {
 	MinScore, MaxScore *int
 	Direction          string
+	SessionID          string
 }
 
 // PageReports lists a user's reports, newest first.
@@ -658,6 +683,9 @@ func (st *GormStore) PageReports(ctx context.Context, userID string, p page.Requ
 	if f.Direction != "" {
 		q = q.Where("direction LIKE ?"+db.LikeEscape, db.LikePattern(f.Direction))
 	}
+	if f.SessionID != "" {
+		q = q.Where("session_id = ?", f.SessionID)
+	}
 	var total int64
 	if err := q.Count(&total).Error; err != nil {
 		return page.Result[Report]{}, fmt.Errorf("count reports: %w", err)
@@ -668,9 +696,9 @@ func (st *GormStore) PageReports(ctx context.Context, userID string, p page.Requ
 	}
 	out := make([]Report, 0, len(rows))
 	for _, r := range rows {
-		var rep Report
-		if err := json.Unmarshal([]byte(r.Report), &rep); err != nil {
-			return page.Result[Report]{}, fmt.Errorf("decode report: %w", err)
+		rep, err := r.toReport()
+		if err != nil {
+			return page.Result[Report]{}, err
 		}
 		rep.PlaybackItems = nil // the list shows summaries; the detail has the playback
 		out = append(out, rep)
@@ -690,4 +718,77 @@ func (st *GormStore) DemeanorByImage(ctx context.Context, sessionID, imageHash s
 	}
 	return DemeanorResult{Assessed: r.Assessed, PanicLevel: r.Panic, SeriousnessLevel: r.Seriousness,
 		EmoticonHandling: r.Emoticon, CompositeScore: r.Composite}, true, nil
+}
+
+type traceRow struct {
+	ID               string `gorm:"primaryKey"`
+	SessionID        string
+	Stage            string
+	QuestionNumber   string
+	Provider         string
+	Model            string
+	PromptVersion    string
+	LatencyMs        int64
+	PromptTokens     int
+	CompletionTokens int
+	Outcome          string
+	Error            *string
+	Parsed           *string
+	Raw              *string
+	RawTruncated     bool
+	CreatedAt        time.Time
+}
+
+func (traceRow) TableName() string { return "interview_traces" }
+
+// AnySession loads a session whoever owns it.
+func (st *GormStore) AnySession(ctx context.Context, id string) (Session, error) {
+	var r sessionRow
+	err := st.db.WithContext(ctx).Where("id = ?", id).Take(&r).Error
+	if db.IsNotFound(err) {
+		return Session{}, errSessionMissing
+	}
+	if err != nil {
+		return Session{}, fmt.Errorf("load session: %w", err)
+	}
+	return r.toSession(), nil
+}
+
+// AddTrace appends an entry to a session's AI trace.
+func (st *GormStore) AddTrace(ctx context.Context, e TraceEntry) error {
+	r := traceRow{ID: ids.New(), SessionID: e.SessionID, Stage: e.Stage, QuestionNumber: e.QuestionNumber, Provider: e.Provider,
+		Model: e.Model, PromptVersion: e.PromptVersion, LatencyMs: e.LatencyMs, PromptTokens: e.PromptTokens,
+		CompletionTokens: e.CompletionTokens, Outcome: e.Outcome, RawTruncated: e.RawTruncated, CreatedAt: e.At}
+	if e.Error != "" {
+		r.Error = strPtr(e.Error)
+	}
+	if len(e.Parsed) > 0 {
+		r.Parsed = strPtr(string(e.Parsed))
+	}
+	if e.Raw != "" {
+		r.Raw = strPtr(e.Raw)
+	}
+	if err := st.db.WithContext(ctx).Create(&r).Error; err != nil {
+		return fmt.Errorf("store trace: %w", err)
+	}
+	return nil
+}
+
+// Traces lists a session's AI trace, oldest first.
+func (st *GormStore) Traces(ctx context.Context, sessionID string) ([]TraceEntry, error) {
+	var rows []traceRow
+	if err := st.db.WithContext(ctx).Where("session_id = ?", sessionID).Order("created_at, id").Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list trace: %w", err)
+	}
+	out := make([]TraceEntry, len(rows))
+	for i, r := range rows {
+		out[i] = TraceEntry{At: r.CreatedAt.UTC(), SessionID: r.SessionID, Stage: r.Stage, QuestionNumber: r.QuestionNumber,
+			Provider: r.Provider, Model: r.Model, PromptVersion: r.PromptVersion, LatencyMs: r.LatencyMs,
+			PromptTokens: r.PromptTokens, CompletionTokens: r.CompletionTokens, Outcome: r.Outcome,
+			Error: deref(r.Error), Raw: deref(r.Raw), RawTruncated: r.RawTruncated}
+		if r.Parsed != nil {
+			out[i].Parsed = json.RawMessage(*r.Parsed)
+		}
+	}
+	return out, nil
 }

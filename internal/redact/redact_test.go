@@ -91,3 +91,22 @@ func TestError(t *testing.T) {
 		t.Fatalf("chain lost its *url.Error: %T", err)
 	}
 }
+
+func TestFreeText(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"no secrets here: score 88.", "no secrets here: score 88."},
+		{"call https://u:hunter22@api.example.com/v1?key=abcd1234&x=1 now", "call https://u:******@api.example.com/v1?key=******&x=1 now"},
+		{"Authorization: Bearer abcdefghijkl0123", "Authorization: Bearer ******"},
+		{"header bearer abcdefghijkl0123.", "header bearer ******."},
+		{`{"apiKey": "sk-proj-abc", "score": 3}`, `{"apiKey": "******", "score": 3}`},
+		{"api_key=plainvalue&next=1", "api_key=******&next=1"},
+		{"password: hunter22, user: bob", "password: ******, user: bob"},
+		{"my key is sk-abcdefghijklmnopqrstuvwx ok", "my key is ****** ok"},
+		{"google AIzaSyA1234567890abcdefghijklmnopqrstu end", "google ****** end"},
+	}
+	for _, tt := range tests {
+		if got := FreeText(tt.in); got != tt.want {
+			t.Errorf("FreeText(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}

@@ -162,6 +162,9 @@ type Message struct {
 	TokenCount       int     `json:"tokenCount"`
 	ResponseTime     int64   `json:"responseTime"`
 	ErrorMessage     *string `json:"errorMessage"`
+	Stopped          bool    `json:"stopped"`
+	Incomplete       bool    `json:"incomplete"`
+	StopReason       string  `json:"stopReason"`
 	Offline          bool    `json:"offline"`
 }
 

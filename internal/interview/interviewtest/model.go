@@ -8,7 +8,9 @@
 //
 // Answers steer the evaluation: an answer containing "WEAK" is judged
 // partial on the core anchor (earning a follow-up); "UNSURE" gives the
-// first evaluation a low confidence (earning a review).
+// first evaluation a low confidence (earning a review); "VAGUE" gives no
+// dimension any evidence (the score is hidden); "LEAK" makes the feedback
+// carry a credential (LeakedKey), as a model echoing its context might.
 package interviewtest
 
 import (
@@ -139,13 +141,21 @@ func Evaluation(in interview.EvaluationInput, review bool) string {
 	if strings.Contains(in.Answer, "UNSURE") && !review {
 		conf = 0.4
 	}
+	evidence := "said so"
+	if strings.Contains(in.Answer, "VAGUE") {
+		evidence = ""
+	}
+	feedback := "Clear answer about the topic."
+	if strings.Contains(in.Answer, "LEAK") {
+		feedback += " Use api_key=" + LeakedKey + " next time."
+	}
 	var dims []string
 	for _, d := range interview.Dimensions {
 		st := "met"
 		if core == "partial" && (d == "completeness" || d == "depth") {
 			st = "partial"
 		}
-		dims = append(dims, fmt.Sprintf(`{"id":%q,"status":%q,"evidence":"said so","confidence":%.2f}`, d, st, conf))
+		dims = append(dims, fmt.Sprintf(`{"id":%q,"status":%q,"evidence":%q,"confidence":%.2f}`, d, st, evidence, conf))
 	}
 	anchor := "core idea"
 	if len(in.Question.Anchors) > 0 {
@@ -153,5 +163,10 @@ func Evaluation(in interview.EvaluationInput, review bool) string {
 	}
 	anchors := fmt.Sprintf(`[{"name":%q,"status":%q,"evidence":"e"},{"name":"trade-offs","status":"met","evidence":"e"}]`, anchor, core)
 	return `{"result":{"dimensions":[` + strings.Join(dims, ",") + `],"anchors":` + anchors +
-		`,"score":88,"feedback":"Clear answer about the topic.","missingPoints":["an example"]}}`
+		`,"score":88,"feedback":` + strconvQuote(feedback) + `,"missingPoints":["an example"]}}`
 }
+
+// LeakedKey is the credential a "LEAK" answer's feedback carries.
+const LeakedKey = "sk-test-leak0123456789abcdef"
+
+func strconvQuote(s string) string { b, _ := json.Marshal(s); return string(b) }

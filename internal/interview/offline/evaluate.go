@@ -86,7 +86,9 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 	words := wordCount(answer)
 	ans := answerTokens(answer)
 	if words < nearEmptyWords || len(ans) == 0 {
-		return emptyEvaluation(q, zh)
+		// A word or two says nothing of the candidate's language: answer in
+		// the question's.
+		return emptyEvaluation(q, answer, zh || isChinese(q.Content))
 	}
 	sents := sentences(answer)
 	weights := normalisedWeights(anchors)
@@ -97,6 +99,16 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 	for i, a := range anchors {
 		res[i] = judgeAnchor(a, view.stmts[i], q.Content, qwords, ans, sents, zh)
 		res[i].weight = weights[i]
+	}
+
+	// Rubric words out of context meet no anchor fully (context.go).
+	why := outOfContext(q, view, sents)
+	if why != outOfContextNone {
+		for i := range res {
+			if res[i].status == interview.StatusMet {
+				res[i].status = interview.StatusPartial
+			}
+		}
 	}
 
 	// Common mistakes asserted by a sentence of the answer.
@@ -155,6 +167,10 @@ func evaluate(in interview.EvaluationInput) interview.Evaluation {
 		}
 	}
 	ev.Feedback = feedback(met, notMet, ev.MissingPoints, wrong, res, zh)
+	if note := contextNote(why, zh); note != "" {
+		ev.Feedback = note + pick(zh, " ", "") + ev.Feedback
+		capContext(ev.Dimensions, why, zh)
+	}
 	return ev
 }
 
@@ -409,8 +425,16 @@ func clarity(words, sents int, zh bool) interview.DimensionJudgment {
 
 // emptyEvaluation judges an empty or near-empty answer: everything missing,
 // with full confidence.
-func emptyEvaluation(q interview.QuestionSpec, zh bool) interview.Evaluation {
+//
+// An answer of a word or two ("yes") was given: the feedback says it is
+// too short rather than that no answer was given.
+func emptyEvaluation(q interview.QuestionSpec, answer string, zh bool) interview.Evaluation {
 	why := pick(zh, "The answer is empty or too short to judge.", "回答为空或过短，无法判断。")
+	noAnswer := pick(zh, "No answer was given.", "没有作答。")
+	if answer != "" {
+		why = pick(zh, "The answer is too short to judge.", "回答过短，无法判断。")
+		noAnswer = fmt.Sprintf(pick(zh, "Your answer (“%s”) is too short to judge.", "回答（“%s”）太短，无法判断。"), clip(answer, 40))
+	}
 	ev := interview.Evaluation{Anchors: []interview.AnchorJudgment{}, MissingPoints: []string{}}
 	for _, id := range interview.Dimensions {
 		ev.Dimensions = append(ev.Dimensions, interview.DimensionJudgment{ID: id, Status: interview.StatusMissing, Evidence: why, Confidence: trivialConfidence})
@@ -427,10 +451,10 @@ func emptyEvaluation(q interview.QuestionSpec, zh bool) interview.Evaluation {
 		names = append(names, displayName(a, zh))
 	}
 	if len(names) == 0 {
-		ev.Feedback = pick(zh, "No answer was given. Try to answer the question in a few sentences.", "没有作答。请用几句话尝试回答这个问题。")
+		ev.Feedback = noAnswer + pick(zh, " Try to answer the question in a few sentences.", "请用几句话尝试回答这个问题。")
 		return ev
 	}
-	ev.Feedback = fmt.Sprintf(pick(zh, "No answer was given. A complete answer would cover %s.", "没有作答。完整的回答应包括：%s。"), joinList(names, zh))
+	ev.Feedback = noAnswer + fmt.Sprintf(pick(zh, " A complete answer would cover %s.", "完整的回答应包括：%s。"), joinList(names, zh))
 	return ev
 }
 

@@ -399,6 +399,7 @@ async function questionStep(root, sid, onCleanup, restore) {
     clear(feedback, h('section.card.feedback-card',
       h('h3', `Feedback on ${/-F/i.test(d.questionNumber || '') ? 'follow-up' : 'question'} ${d.questionNumber}`, d.offline ? offlineBadge() : null),
       h('p.score-line', h('strong.score', scoreText(d.score)), ' / 100', d.level ? h('span.level', ` · ${d.levelText || d.level}`) : null),
+      d.scoreHidden ? h('p.muted', d.scoreHidden) : null,
       h('p', d.feedback || ''),
       d.totalScore !== null && d.totalScore !== undefined ? h('p.muted', `Running interview score: ${d.totalScore}`) : null));
   }
@@ -583,6 +584,7 @@ async function reportView(root, sid, onCleanup) {
       h('span.score-pill', `${scoreText(p.score)}${p.level ? ` · ${p.levelText || p.level}` : ''}`)),
     h('p.q', p.questionContent),
     h('details', h('summary', 'Your answer'), h('p.answer', p.answerContent)),
+    p.scoreHidden ? h('p.muted', p.scoreHidden) : null,
     p.feedback ? h('p.feedback-text', p.feedback) : null,
     p.needsReview ? h('p.muted', 'This score is flagged for a human review.') : null));
 
