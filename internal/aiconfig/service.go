@@ -38,6 +38,8 @@ type Service struct {
 
 	// inUse lists the stages routed to a configuration (nil: none are).
 	inUse func(ctx context.Context, id string) ([]string, error)
+	// probeWrap wraps the provider of a connection check (nil: none).
+	probeWrap func(p llm.Provider, id, model string) llm.Provider
 
 	mu sync.Mutex // protects cache
 	// cache holds built providers by configuration id; an entry is rebuilt
@@ -70,6 +72,13 @@ func WithDefaultRoute(route DefaultRoute) ServiceOption { return func(s *Service
 type cachedProvider struct {
 	updatedAt time.Time
 	provider  llm.Provider
+}
+
+// WithProbeWrap wraps the provider of each connection check (Test, and
+// the check on save or listing) with wrap, given the configuration's id and
+// model: usage accounting counts those calls too.
+func WithProbeWrap(wrap func(p llm.Provider, id, model string) llm.Provider) ServiceOption {
+	return func(s *Service) { s.probeWrap = wrap }
 }
 
 // WithInUse makes deleting or disabling a configuration that stages are

@@ -134,10 +134,11 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	// at most every refresh. Usage is written in batches by one writer
 	// (closed after the flights, so the last calls are kept).
 	routeStore := airouting.NewGormStore(gdb)
-	aiConfigs := aiconfig.NewService(aiconfig.NewGormStore(gdb), model, aiconfig.WithInUse(routeStore.StagesUsing))
 	usage := airouting.NewRecorder(routeStore, airouting.RecorderConfig{Queue: cfg.Agent.Usage.Queue,
 		Batch: cfg.Agent.Usage.Batch, Flush: cfg.Agent.Usage.Flush}, log.With("domain", "ai-usage"), reg)
 	a.closers = append(a.closers, usage.Close)
+	aiConfigs := aiconfig.NewService(aiconfig.NewGormStore(gdb), model, aiconfig.WithInUse(routeStore.StagesUsing),
+		aiconfig.WithProbeWrap(usage.Recorded))
 	routing := airouting.NewService(routeStore, aiConfigs, usage, airouting.Config{Refresh: cfg.Agent.Routing.Refresh,
 		DefaultModel: defaultModelName(cfg.AI)})
 	invoker, flights, err := newInvoker(cfg, rdb, redisDown, reg,
