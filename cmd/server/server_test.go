@@ -132,6 +132,21 @@ func TestAuth(t *testing.T) {
 		wantStatus(t, servertest.Do(t, "POST", s.URL+api+"/users/admin", user.Token, map[string]string{"username": "user1"}), 403, "A000403")
 		wantStatus(t, servertest.Do(t, "GET", s.URL+api+"/users/page", admin.Token, nil), 200, "0")
 	})
+	t.Run("language", func(t *testing.T) {
+		bad := servertest.Do(t, "PUT", s.URL+api+"/users", user.Token, map[string]string{"language": "fr"})
+		wantStatus(t, bad, 400, "A000001")
+		if !strings.Contains(bad.Message, "language") {
+			t.Fatalf("PUT language fr: message %q does not name the field", bad.Message)
+		}
+		wantStatus(t, servertest.Do(t, "PUT", s.URL+api+"/users", user.Token, map[string]string{"language": "zh-CN"}), 200, "0")
+		if r := me(t, s.URL, user.Token); !strings.Contains(string(r.Data), `"language":"zh-CN"`) {
+			t.Fatalf("/users/me after choosing zh-CN = %s", r.Data)
+		}
+		l := servertest.Do(t, "POST", s.URL+api+"/users/login", "", map[string]string{"username": "user1", "password": "password-user1"})
+		if !strings.Contains(string(l.Data), `"language":"zh-CN"`) {
+			t.Fatalf("login after choosing zh-CN = %s", l.Data)
+		}
+	})
 	// Last: it waits out the idle limit, which expires the other tokens too.
 	t.Run("idle token expires", func(t *testing.T) {
 		l := servertest.Do(t, "POST", s.URL+api+"/users/login", "", map[string]string{"username": "user1", "password": "password-user1"})

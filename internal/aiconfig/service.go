@@ -110,11 +110,15 @@ func (s *Service) checkUnused(ctx context.Context, id, action string) error {
 	if err != nil {
 		return err
 	}
-	if len(stages) > 0 {
-		return apperr.Conflict("cannot %s ai-property %s: stages %s are routed to it; change their routes under /ai-routing first",
-			action, id, strings.Join(stages, ", "))
+	if len(stages) == 0 {
+		return nil
 	}
-	return nil
+	if action == "delete" {
+		return apperr.Conflict("cannot delete ai-property %s: stages %s are routed to it; change their routes under /ai-routing first",
+			id, strings.Join(stages, ", "))
+	}
+	return apperr.Conflict("cannot disable ai-property %s: stages %s are routed to it; change their routes under /ai-routing first",
+		id, strings.Join(stages, ", "))
 }
 
 // Create stores a new configuration made by actor.

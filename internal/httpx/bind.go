@@ -59,9 +59,10 @@ func DecodeJSON(body []byte, v any) error {
 		case errors.As(err, &typ):
 			field := typ.Field
 			if field == "" {
-				return apperr.Invalid("request body must be a JSON object, not %s", typ.Value)
+				return apperr.Invalid("request body must be a JSON object, not %s", apperr.Word(typ.Value))
 			}
-			return apperr.Invalid("field %q must be %s, not %s", field, jsonTypeName(typ.Type.Kind().String()), typ.Value)
+			return apperr.Invalid("field %q must be %s, not %s", field,
+				apperr.Word(jsonTypeName(typ.Type.Kind().String())), apperr.Word(typ.Value))
 		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 			return apperr.Invalid("request body is not valid JSON: it ends too early")
 		default:

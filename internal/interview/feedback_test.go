@@ -19,7 +19,7 @@ func TestReviewFeedbackSentences(t *testing.T) {
 		// "good" and "Ok" are shorter than 6 characters; at most 3 items.
 		Highlights:      []string{"Q1: Clear use of Node.js streams.", "Q1: You named the 3.5 release.", "Q1: Add an example next time."},
 		ImprovementTips: []string{"Q2: Missed gap locks.", "Q2: Explain phantoms too."},
-		NextActions:     []string{"Q2: Missed gap locks.", "Q2: Explain phantoms too."},
+		NextActions:     []string{"Practise Q2 again out loud, covering the points its feedback names."},
 	}
 	if !reflect.DeepEqual(got, want) {
 		t.Errorf("BuildReviewFeedbackIn =\n%#v\nwant\n%#v", got, want)

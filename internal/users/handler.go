@@ -14,12 +14,14 @@ import (
 
 // View is a user as the API shows it: never the password hash.
 type View struct {
-	ID         string `json:"id"`
-	Username   string `json:"username"`
-	RealName   string `json:"realName"`
-	Phone      string `json:"phone"`
-	Mail       string `json:"mail"`
-	IsAdmin    bool   `json:"isAdmin"`
+	ID       string `json:"id"`
+	Username string `json:"username"`
+	RealName string `json:"realName"`
+	Phone    string `json:"phone"`
+	Mail     string `json:"mail"`
+	IsAdmin  bool   `json:"isAdmin"`
+	// Language is the chosen interface language ("zh-CN", "en"), "" if none.
+	Language   string `json:"language"`
 	CreateTime string `json:"createTime"`
 	UpdateTime string `json:"updateTime"`
 }
@@ -27,7 +29,7 @@ type View struct {
 // ViewOf converts u for the API.
 func ViewOf(u User) View {
 	return View{ID: u.ID, Username: u.Username, RealName: u.RealName, Phone: u.Phone, Mail: u.Mail,
-		IsAdmin: u.IsAdmin, CreateTime: u.CreatedAt.UTC().Format(timeFormat), UpdateTime: u.UpdatedAt.UTC().Format(timeFormat)}
+		IsAdmin: u.IsAdmin, Language: u.Language, CreateTime: u.CreatedAt.UTC().Format(timeFormat), UpdateTime: u.UpdatedAt.UTC().Format(timeFormat)}
 }
 
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
@@ -140,7 +142,7 @@ func throttled(err error) error {
 		return err
 	}
 	secs := retryAfterSeconds(te.RetryAfter)
-	return apperr.New(apperr.KindRateLimited, "%s", te.Error()).WithData(httpx.RetryAfter{Seconds: secs})
+	return apperr.New(apperr.KindRateLimited, "too many %s: retry in %d s", apperr.Word(te.what), secs).WithData(httpx.RetryAfter{Seconds: secs})
 }
 
 func (h *Handler) checkLogin(c *gin.Context) {

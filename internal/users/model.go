@@ -25,8 +25,24 @@ type User struct {
 	Phone        string
 	Mail         string
 	IsAdmin      bool
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// Language is the interface language the user chose ("zh-CN", "en"),
+	// or "" when they have not chosen one.
+	Language  string
+	CreatedAt time.Time
+	UpdatedAt time.Time
+}
+
+// Languages are the interface languages a user may choose.
+var Languages = []string{"zh-CN", "en"}
+
+// validateLanguage accepts "" (not chosen) and the Languages.
+func validateLanguage(lang string) error {
+	for _, l := range append([]string{""}, Languages...) {
+		if lang == l {
+			return nil
+		}
+	}
+	return apperr.Invalid("language must be \"zh-CN\" or \"en\"")
 }
 
 // Token is a login session. Only the SHA-256 of the client's token is kept.
@@ -59,6 +75,8 @@ type UpdateInput struct {
 	RealName *string `json:"realName"`
 	Phone    *string `json:"phone"`
 	Mail     *string `json:"mail"`
+	// Language is "zh-CN" or "en" (or "" to forget the choice).
+	Language *string `json:"language"`
 }
 
 // LoginResult is returned by a successful login.
@@ -66,6 +84,7 @@ type LoginResult struct {
 	Token    string `json:"token"`
 	Username string `json:"username"`
 	IsAdmin  bool   `json:"isAdmin"`
+	Language string `json:"language"`
 }
 
 var (

@@ -143,7 +143,7 @@ func (s *Service) Login(ctx context.Context, addr, username, password string) (L
 		LastUsedAt: now, ExpiresAt: now.Add(s.cfg.TokenTTL)}); err != nil {
 		return LoginResult{}, err
 	}
-	return LoginResult{Token: token, Username: u.Username, IsAdmin: u.IsAdmin}, nil
+	return LoginResult{Token: token, Username: u.Username, IsAdmin: u.IsAdmin, Language: u.Language}, nil
 }
 
 // userByName finds the user called name (normalised): by the exact name
@@ -306,6 +306,13 @@ func (s *Service) Update(ctx context.Context, userID, currentToken string, in Up
 	}
 	if err := validateProfile(u.RealName, u.Phone, u.Mail); err != nil {
 		return User{}, err
+	}
+	if in.Language != nil {
+		lang := strings.TrimSpace(*in.Language)
+		if err := validateLanguage(lang); err != nil {
+			return User{}, err
+		}
+		u.Language = lang
 	}
 	if in.Password != nil {
 		if err := validatePassword(*in.Password); err != nil {

@@ -242,3 +242,46 @@ func TestConcurrentFirstRegistration(t *testing.T) {
 		}
 	})
 }
+
+func TestUpdateLanguage(t *testing.T) {
+	dbtest.Each(t, func(t *testing.T, gdb *gorm.DB) {
+		ctx := context.Background()
+		svc, _ := MustService(t, gdb, nil)
+		u := MustRegister(t, svc, "张伟")
+		if u.Language != "" {
+			t.Fatalf("new user language = %q, want none", u.Language)
+		}
+		for _, tc := range []struct {
+			name, in, want string
+			kind           apperr.Kind
+		}{
+			{"chinese", "zh-CN", "zh-CN", 0},
+			{"english", "en", "en", 0},
+			{"unknown", "fr", "en", apperr.KindInvalid},
+			{"lower case", "zh-cn", "en", apperr.KindInvalid},
+			{"forget", "", "", 0},
+		} {
+			t.Run(tc.name, func(t *testing.T) {
+				lang := tc.in
+				_, err := svc.Update(ctx, u.ID, "", UpdateInput{Language: &lang})
+				if tc.kind != 0 {
+					wantKind(t, err, tc.kind)
+				} else if err != nil {
+					t.Fatal(err)
+				}
+				got, err := svc.User(ctx, u.ID)
+				if err != nil || got.Language != tc.want {
+					t.Fatalf("stored language = %q, %v; want %q", got.Language, err, tc.want)
+				}
+			})
+		}
+		lang := "zh-CN"
+		if _, err := svc.Update(ctx, u.ID, "", UpdateInput{Language: &lang}); err != nil {
+			t.Fatal(err)
+		}
+		res, err := svc.Login(ctx, "192.0.2.1", "张伟", "password-张伟")
+		if err != nil || res.Language != "zh-CN" {
+			t.Fatalf("login language = %q, %v; want zh-CN", res.Language, err)
+		}
+	})
+}

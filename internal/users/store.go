@@ -26,6 +26,7 @@ type userRow struct {
 	Phone        string
 	Mail         string
 	IsAdmin      bool
+	Language     string
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }
@@ -34,7 +35,7 @@ func (userRow) TableName() string { return "users" }
 
 func (r userRow) toUser() User {
 	u := User{ID: r.ID, Username: r.Username, PasswordHash: r.PasswordHash, RealName: r.RealName,
-		Phone: r.Phone, Mail: r.Mail, IsAdmin: r.IsAdmin, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Phone: r.Phone, Mail: r.Mail, IsAdmin: r.IsAdmin, Language: r.Language, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.UsernameKey != nil {
 		u.UsernameKey = *r.UsernameKey
 	}
@@ -43,7 +44,7 @@ func (r userRow) toUser() User {
 
 func newUserRow(u User) userRow {
 	r := userRow{ID: u.ID, Username: u.Username, PasswordHash: u.PasswordHash, RealName: u.RealName,
-		Phone: u.Phone, Mail: u.Mail, IsAdmin: u.IsAdmin, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+		Phone: u.Phone, Mail: u.Mail, IsAdmin: u.IsAdmin, Language: u.Language, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 	if u.UsernameKey != "" {
 		r.UsernameKey = &u.UsernameKey
 	}
@@ -135,7 +136,7 @@ func (s *GormStore) UserByUsernameKey(ctx context.Context, key string) (User, er
 func (s *GormStore) UpdateUser(ctx context.Context, u User) error {
 	err := s.db.WithContext(ctx).Model(&userRow{}).Where("id = ?", u.ID).Updates(map[string]any{
 		"password_hash": u.PasswordHash, "real_name": u.RealName, "phone": u.Phone,
-		"mail": u.Mail, "is_admin": u.IsAdmin, "updated_at": u.UpdatedAt,
+		"mail": u.Mail, "is_admin": u.IsAdmin, "language": u.Language, "updated_at": u.UpdatedAt,
 	}).Error
 	if err != nil {
 		return fmt.Errorf("update user: %w", err)

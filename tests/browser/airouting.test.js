@@ -7,6 +7,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { startServer, launchBrowser, screenshot, apiRegister } from './helpers.js';
+import { domProblems } from './i18n-check.js';
 
 let server;
 let browser;
@@ -126,15 +127,23 @@ test('routing page: ordered pickers per stage, vision marked, errors inline, sav
   assert.match((await del.json()).message, /interview-evaluation, interview-followup/);
   await screenshot(page, 'admin-routing', { fullPage: true });
 
-  // The same page in Chinese (switched through the catalog, then shown again).
-  await page.evaluate(async () => { (await import('/assets/js/i18n.js')).setLocale('zh-CN'); });
-  await page.goto(`${server.base}/#/admin-usage`);
-  await page.goto(`${server.base}/#/admin-routing`);
+  assert.deepEqual(await domProblems(page, 'en'), []);
+
+  // The same page in Chinese, through the header switch.
+  await switchTo(page, 'zh-CN');
   await page.getByRole('heading', { name: '模型路由', level: 1 }).waitFor();
   assert.match(await stage('interview-demeanor').textContent(), /仪态评估（视觉）/);
   assert.match(await page.locator('.admin-links').textContent(), /用量统计/);
-  await page.evaluate(async () => { (await import('/assets/js/i18n.js')).setLocale('en'); });
+  assert.deepEqual(await domProblems(page, 'zh-CN'), []);
+  await switchTo(page, 'en');
 });
+
+/** Clicks the header's language switch and waits for the page to follow. */
+async function switchTo(page, locale) {
+  await page.locator(`#lang-switch [data-lang="${locale}"]`).click();
+  await page.waitForFunction((l) => document.documentElement.lang === l, locale);
+  await page.waitForFunction(() => !document.querySelector('main .loading'));
+}
 
 test('usage page: totals, charts per day and per stage, table by model', { timeout: 120000 }, async () => {
   const { page } = browser;
@@ -153,5 +162,12 @@ test('usage page: totals, charts per day and per stage, table by model', { timeo
   await page.getByLabel('Table by').selectOption('model');
   await page.getByRole('button', { name: 'Show' }).click();
   await page.locator('td', { hasText: 'offline' }).first().waitFor();
+  assert.deepEqual(await domProblems(page, 'en'), []);
   await screenshot(page, 'admin-usage', { fullPage: true });
+
+  await switchTo(page, 'zh-CN');
+  await page.getByRole('heading', { name: '模型用量', level: 1 }).waitFor();
+  await page.locator('svg.usage-chart').first().waitFor();
+  assert.deepEqual(await domProblems(page, 'zh-CN'), []);
+  await switchTo(page, 'en');
 });

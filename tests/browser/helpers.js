@@ -62,8 +62,12 @@ export async function startServer(extraEnv = {}) {
   };
 }
 
-/** Launches chromium with a fresh profile; resolves {context, page, close}. */
-export async function launchBrowser({ extraArgs = [], viewport = { width: 1280, height: 860 } } = {}) {
+/**
+ * Launches chromium with a fresh profile; resolves {context, page, close}.
+ * locale is the browser's language (navigator.languages): English unless
+ * a test asks for another, so that tests reading English texts get them.
+ */
+export async function launchBrowser({ extraArgs = [], viewport = { width: 1280, height: 860 }, locale = 'en-US' } = {}) {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: run scripts/browser-deps.sh`);
   const profile = mkdtempSync(path.join(tmpdir(), 'aimeeting-chromium-'));
   const args = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
@@ -71,7 +75,7 @@ export async function launchBrowser({ extraArgs = [], viewport = { width: 1280, 
     '--autoplay-policy=no-user-gesture-required', ...extraArgs];
   // launchPersistentContext passes the fresh profile as --user-data-dir.
   const context = await chromium.launchPersistentContext(profile, {
-    executablePath: CHROMIUM, headless: true, args, viewport, timeout: 60000,
+    executablePath: CHROMIUM, headless: true, args: [...args, `--lang=${locale}`], viewport, locale, timeout: 60000,
   });
   const page = context.pages()[0] || await context.newPage();
   const errors = [];

@@ -3,22 +3,27 @@
 // field on update keeps the stored key.
 
 import { api, getUser } from './api.js';
+import { providerName, tagLabel } from './chat.js';
+import './i18n/chat.js';
+import { t } from './i18n.js';
+import './i18n/admin.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
 import { adminLinks } from './airouting.js';
 
 const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'ollama', 'offline', 'other'];
-const TAGS = { 1: 'frontend', 2: 'backend', 3: 'IoT', 4: 'test', 5: 'AI', 6: 'data', 7: 'mobile', 8: 'devops', 9: 'design', 10: 'product', 99: 'other' };
+// Agent tag codes (internal/agent.Tags); their names come from the catalog (tag.<code>).
+const TAG_CODES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 99];
 
 export async function adminView(root) {
-  document.title = 'Admin · AI-Meeting';
+  document.title = t('shell.title', { page: t('admin.title') });
   const user = getUser();
   if (!user || !user.isAdmin) {
-    clear(root, h('section.card', h('h1', 'Admin'), h('p', 'This page is for administrators only.')));
+    clear(root, h('section.card', h('h1', t('admin.title')), h('p', t('admin.only'))));
     return null;
   }
   const providers = h('section.card');
   const agents = h('section.card');
-  clear(root, h('h1', 'Administration'), adminLinks('admin'), providers, agents);
+  clear(root, h('h1', t('admin.heading')), adminLinks('admin'), providers, agents);
   let options = [];
   const refreshProviders = await providerSection(providers, (opts) => { options = opts; });
   await agentSection(agents, () => options);
@@ -34,27 +39,27 @@ async function providerSection(box, setOptions) {
   const f = {
     id: h('input', { type: 'hidden' }),
     aiName: h('input', { required: true, maxlength: 64 }),
-    aiType: h('select', ...AI_TYPES.map((t) => h('option', { value: t }, t))),
-    apiUrl: h('input', { type: 'url', placeholder: 'https://api.openai.com/v1' }),
-    apiKey: h('input', { type: 'password', autocomplete: 'off', placeholder: 'sk-…' }),
-    modelName: h('input', { placeholder: 'gpt-4o-mini' }),
+    aiType: h('select', { translate: 'no' }, ...AI_TYPES.map((v) => h('option', { value: v }, v))),
+    apiUrl: h('input', { type: 'url', placeholder: 'https://api.openai.com/v1', translate: 'no' }),
+    apiKey: h('input', { type: 'password', autocomplete: 'off', placeholder: 'sk-…', translate: 'no' }),
+    modelName: h('input', { placeholder: 'gpt-4o-mini', translate: 'no' }),
     maxTokens: h('input', { type: 'number', min: 1, step: 1 }),
     temperature: h('input', { type: 'number', min: 0, max: 2, step: 0.1 }),
     systemPrompt: h('textarea', { rows: 3 }),
     supportsVision: h('input', { type: 'checkbox' }),
     isEnabled: h('input', { type: 'checkbox', checked: true }),
   };
-  const keyHint = 'Write-only. Leave empty to keep the stored key.';
-  const save = h('button.btn.btn-primary', { type: 'submit' }, 'Save provider');
-  const reset = h('button.btn', { type: 'button' }, 'New provider');
-  const formTitle = h('h3', 'New provider');
+  const keyHint = t('admin.keyHint');
+  const save = h('button.btn.btn-primary', { type: 'submit' }, t('admin.saveProvider'));
+  const reset = h('button.btn', { type: 'button' }, t('admin.newProvider'));
+  const formTitle = h('h3', t('admin.newProvider'));
   clear(form, formTitle, f.id,
-    h('div.grid-2', field('Name', f.aiName).wrap, field('Type', f.aiType).wrap,
-      field('API URL', f.apiUrl).wrap, field('API key', f.apiKey, keyHint).wrap,
-      field('Model', f.modelName).wrap, field('Max tokens', f.maxTokens).wrap,
-      field('Temperature', f.temperature).wrap),
-    field('System prompt', f.systemPrompt).wrap,
-    h('div.row', h('label.check', f.supportsVision, ' Model can see images'), h('label.check', f.isEnabled, ' Enabled')),
+    h('div.grid-2', field(t('admin.name'), f.aiName).wrap, field(t('admin.type'), f.aiType).wrap,
+      field(t('admin.apiUrl'), f.apiUrl).wrap, field(t('admin.apiKey'), f.apiKey, keyHint).wrap,
+      field(t('admin.model'), f.modelName).wrap, field(t('admin.maxTokens'), f.maxTokens).wrap,
+      field(t('admin.temperature'), f.temperature).wrap),
+    field(t('admin.systemPrompt'), f.systemPrompt).wrap,
+    h('div.row', h('label.check', f.supportsVision, t('admin.vision')), h('label.check', f.isEnabled, t('admin.enabled'))),
     h('div.row', save, reset));
 
   const fill = (p) => {
@@ -63,14 +68,14 @@ async function providerSection(box, setOptions) {
     f.aiType.value = p ? p.aiType : 'openai';
     f.apiUrl.value = p ? p.apiUrl : '';
     f.apiKey.value = '';
-    f.apiKey.placeholder = p && p.apiKeySet ? `stored: ${p.apiKey}` : 'sk-…';
+    f.apiKey.placeholder = p && p.apiKeySet ? t('admin.stored', { key: p.apiKey }) : 'sk-…';
     f.modelName.value = p ? p.modelName : '';
     f.maxTokens.value = p && p.maxTokens ? p.maxTokens : '';
     f.temperature.value = p && p.temperature !== null && p.temperature !== undefined ? p.temperature : '';
     f.systemPrompt.value = p ? p.systemPrompt : '';
     f.supportsVision.checked = !!(p && p.supportsVision);
     f.isEnabled.checked = p ? p.isEnabled : true;
-    formTitle.textContent = p ? `Edit provider “${p.aiName}”` : 'New provider';
+    formTitle.textContent = p ? t('admin.editProvider', { name: p.aiName }) : t('admin.newProvider');
   };
   reset.addEventListener('click', () => { fill(null); f.aiName.focus(); });
 
@@ -80,23 +85,23 @@ async function providerSection(box, setOptions) {
       const rs = page.records || [];
       setOptions(rs);
       clear(table, ...rs.map((p) => h('tr',
-        h('td', p.aiName, p.offline ? h('span.badge.badge-offline', 'offline') : null),
-        h('td', p.aiType), h('td', p.modelName || '—'), h('td.mono', p.apiUrl || '—'),
-        h('td.mono', p.apiKeySet ? p.apiKey : 'not set'),
+        h('td', h('span', { 'data-user-content': '' }, p.aiName), p.offline ? h('span.badge.badge-offline', t('admin.offline')) : null),
+        h('td', { 'data-user-content': '' }, p.aiType), h('td', { 'data-user-content': '' }, p.modelName || '—'), h('td.mono', { 'data-user-content': '' }, p.apiUrl || '—'),
+        p.apiKeySet ? h('td.mono', { 'data-user-content': '' }, p.apiKey) : h('td.mono', t('admin.notSet')),
         h('td', h('label.check', h('input', {
-          type: 'checkbox', checked: p.isEnabled, 'aria-label': `Enable ${p.aiName}`,
+          type: 'checkbox', checked: p.isEnabled, 'aria-label': t('admin.enable', { name: p.aiName }),
           onchange: async (e) => {
-            try { await api(`/ai-properties/${encodeURIComponent(p.id)}/status?isEnabled=${e.target.checked}`, { method: 'PUT' }); toast('Saved.', 'success'); } catch (err) { alert.error(err); e.target.checked = !e.target.checked; }
+            try { await api(`/ai-properties/${encodeURIComponent(p.id)}/status?isEnabled=${e.target.checked}`, { method: 'PUT' }); toast(t('common.saved'), 'success'); } catch (err) { alert.error(err); e.target.checked = !e.target.checked; }
           },
-        }), ' enabled')),
+        }), t('admin.enabledShort'))),
         h('td.actions',
-          h('button.btn.btn-small', { type: 'button', onclick: () => { fill(p); f.aiName.focus(); } }, 'Edit'),
+          h('button.btn.btn-small', { type: 'button', onclick: () => { fill(p); f.aiName.focus(); } }, t('common.edit')),
           h('button.btn.btn-small.btn-danger', { type: 'button', onclick: async (e) => {
             await busy(e.currentTarget, async () => {
-              try { await api(`/ai-properties/${encodeURIComponent(p.id)}`, { method: 'DELETE' }); toast('Deleted.', 'success'); load(); } catch (err) { alert.error(err); }
+              try { await api(`/ai-properties/${encodeURIComponent(p.id)}`, { method: 'DELETE' }); toast(t('common.deleted'), 'success'); load(); } catch (err) { alert.error(err); }
             });
-          } }, 'Delete')))));
-      if (!rs.length) table.append(h('tr', h('td', { colspan: 7 }, 'No provider configured: the built-in offline model answers.')));
+          } }, t('common.delete'))))));
+      if (!rs.length) table.append(h('tr', h('td', { colspan: 7 }, t('admin.noProviders'))));
     } catch (e) { alert.error(e); }
   }
 
@@ -113,17 +118,17 @@ async function providerSection(box, setOptions) {
       try {
         if (f.id.value) await api('/ai-properties', { method: 'PUT', body: { ...body, id: f.id.value } });
         else await api('/ai-properties', { method: 'POST', body });
-        toast('Provider saved.', 'success');
+        toast(t('admin.providerSaved'), 'success');
         fill(null);
         load();
       } catch (e) { alert.error(e); }
-    }, 'Saving…');
+    }, t('common.saving'));
   });
 
-  clear(box, h('h2', 'AI providers'),
-    h('p.muted', 'Models the chat, agents and interviews can use. Keys are never shown in full.'),
+  clear(box, h('h2', t('admin.providers')),
+    h('p.muted', t('admin.providersIntro')),
     alert.el,
-    h('div.table-wrap', h('table', h('thead', h('tr', ...['Name', 'Type', 'Model', 'URL', 'API key', 'Status', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))), table)),
+    h('div.table-wrap', h('table', h('thead', h('tr', ...['admin.name', 'admin.type', 'admin.model', 'admin.url', 'admin.apiKey', 'admin.status', 'admin.actions'].map((k) => h('th', { scope: 'col' }, t(k))))), table)),
     form);
   fill(null);
   await load();
@@ -143,17 +148,17 @@ async function agentSection(box, getOptions) {
     temperature: h('input', { type: 'number', min: 0, max: 2, step: 0.1 }),
     systemPrompt: h('textarea', { rows: 4 }),
   };
-  const tagBoxes = Object.entries(TAGS).map(([code, name]) => h('label.check', h('input', { type: 'checkbox', value: code }), ` ${name}`));
-  const save = h('button.btn.btn-primary', { type: 'submit' }, 'Save agent');
-  const reset = h('button.btn', { type: 'button' }, 'New agent');
-  const formTitle = h('h3', 'New agent');
-  const fillProviders = () => clear(f.aiId, h('option', { value: '' }, 'Default model'),
-    ...getOptions().map((o) => h('option', { value: o.id }, `${o.aiName} (${o.aiType})`)));
+  const tagBoxes = TAG_CODES.map((code) => h('label.check', h('input', { type: 'checkbox', value: code }), ` ${t(`tag.${code}`)}`));
+  const save = h('button.btn.btn-primary', { type: 'submit' }, t('admin.saveAgent'));
+  const reset = h('button.btn', { type: 'button' }, t('admin.newAgent'));
+  const formTitle = h('h3', t('admin.newAgent'));
+  const fillProviders = () => clear(f.aiId, h('option', { value: '' }, t('admin.defaultModel')),
+    ...getOptions().map((o) => h('option', { value: o.id, 'data-user-content': '' }, `${o.aiName} (${o.aiType})`)));
   clear(form, formTitle, f.id,
-    h('div.grid-2', field('Name', f.agentName).wrap, field('Description', f.description).wrap,
-      field('Provider', f.aiId).wrap, field('Model override', f.modelName).wrap, field('Temperature', f.temperature).wrap),
-    field('System prompt', f.systemPrompt).wrap,
-    h('fieldset.tags', h('legend', 'Tags'), ...tagBoxes),
+    h('div.grid-2', field(t('admin.name'), f.agentName).wrap, field(t('admin.description'), f.description).wrap,
+      field(t('admin.provider'), f.aiId).wrap, field(t('admin.modelOverride'), f.modelName).wrap, field(t('admin.temperature'), f.temperature).wrap),
+    field(t('admin.systemPrompt'), f.systemPrompt).wrap,
+    h('fieldset.tags', h('legend', t('admin.tags')), ...tagBoxes),
     h('div.row', save, reset));
   const fill = (a) => {
     fillProviders();
@@ -165,7 +170,7 @@ async function agentSection(box, getOptions) {
     f.temperature.value = a && a.temperature !== null && a.temperature !== undefined ? a.temperature : '';
     f.systemPrompt.value = a ? a.systemPrompt : '';
     for (const l of tagBoxes) { const c = l.querySelector('input'); c.checked = !!(a && (a.tagCodes || []).includes(Number(c.value))); }
-    formTitle.textContent = a ? `Edit agent “${a.agentName}”` : 'New agent';
+    formTitle.textContent = a ? t('admin.editAgent', { name: a.agentName }) : t('admin.newAgent');
   };
   reset.addEventListener('click', () => { fill(null); f.agentName.focus(); });
 
@@ -174,16 +179,16 @@ async function agentSection(box, getOptions) {
       const page = await api('/agent-properties?current=1&size=100');
       const rs = page.records || [];
       clear(table, ...rs.map((a) => h('tr',
-        h('td', a.agentName, a.builtIn ? h('span.tag', 'built-in') : null), h('td', a.description || ''),
-        h('td', (a.tags || []).map((t) => h('span.tag', t.name))),
+        h('td', h('span', { 'data-user-content': '' }, a.agentName), a.builtIn ? h('span.tag', t('admin.builtIn')) : null), a.builtIn ? h('td', t('agents.builtinDesc')) : h('td', { 'data-user-content': '' }, a.description || ''),
+        h('td', (a.tags || []).map((tag) => h('span.tag', tagLabel(tag)))),
         h('td.actions',
-          h('button.btn.btn-small', { type: 'button', onclick: () => { fill(a); f.agentName.focus(); } }, 'Edit'),
+          h('button.btn.btn-small', { type: 'button', onclick: () => { fill(a); f.agentName.focus(); } }, t('common.edit')),
           h('button.btn.btn-small.btn-danger', { type: 'button', onclick: async (e) => {
             await busy(e.currentTarget, async () => {
-              try { await api(`/agent-properties/${encodeURIComponent(a.id)}`, { method: 'DELETE' }); toast('Deleted.', 'success'); load(); } catch (err) { alert.error(err); }
+              try { await api(`/agent-properties/${encodeURIComponent(a.id)}`, { method: 'DELETE' }); toast(t('common.deleted'), 'success'); load(); } catch (err) { alert.error(err); }
             });
-          } }, 'Delete')))));
-      if (!rs.length) table.append(h('tr', h('td', { colspan: 4 }, 'No agents yet.')));
+          } }, t('common.delete'))))));
+      if (!rs.length) table.append(h('tr', h('td', { colspan: 4 }, t('admin.noAgents'))));
     } catch (e) { alert.error(e); }
   }
   form.addEventListener('submit', async (ev) => {
@@ -198,14 +203,14 @@ async function agentSection(box, getOptions) {
       try {
         if (f.id.value) await api('/agent-properties', { method: 'PUT', body: { ...body, id: f.id.value } });
         else await api('/agent-properties', { method: 'POST', body });
-        toast('Agent saved.', 'success');
+        toast(t('admin.agentSaved'), 'success');
         fill(null);
         load();
       } catch (e) { alert.error(e); }
-    }, 'Saving…');
+    }, t('common.saving'));
   });
-  clear(box, h('h2', 'Agents'), alert.el,
-    h('div.table-wrap', h('table', h('thead', h('tr', ...['Name', 'Description', 'Tags', 'Actions'].map((t) => h('th', { scope: 'col' }, t)))), table)),
+  clear(box, h('h2', t('admin.agents')), alert.el,
+    h('div.table-wrap', h('table', h('thead', h('tr', ...['admin.name', 'admin.description', 'admin.tags', 'admin.actions'].map((k) => h('th', { scope: 'col' }, t(k))))), table)),
     form);
   fill(null);
   await load();

@@ -4,143 +4,10 @@
 // Mounted at #/admin-routing and #/admin-usage; admin.js links here.
 
 import { api, getUser } from './api.js';
-import { addMessages, fmtNumber, t } from './i18n.js';
+import { fmtNumber, t } from './i18n.js';
+import './i18n/airouting.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
 
-addMessages({
-  en: {
-    'routing.title': 'Model routing',
-    'routing.doc.title': 'Model routing · AI-Meeting',
-    'routing.intro': 'Choose the models each AI stage uses. They are tried in order: the next one takes over when one times out, is overloaded or down — never when it gives a bad answer. A stage without models uses the default model.',
-    'routing.links.admin': 'Providers and agents',
-    'routing.links.routing': 'Model routing',
-    'routing.links.usage': 'Usage',
-    'routing.adminOnly': 'This page is for administrators only.',
-    'routing.default': 'Uses the default model.',
-    'routing.add': 'Add a model',
-    'routing.up': 'Move up',
-    'routing.down': 'Move down',
-    'routing.remove': 'Remove',
-    'routing.pick': 'Model {n} for {stage}',
-    'routing.choose': '— choose a model —',
-    'routing.vision': 'vision',
-    'routing.visionOnly': 'Only models that can see images are offered.',
-    'routing.noModels': 'No enabled provider yet: add one under Providers and agents first.',
-    'routing.save': 'Save routing',
-    'routing.saving': 'Saving…',
-    'routing.saved': 'Routing saved: every instance uses it within 2 seconds.',
-    'routing.incomplete': 'Choose a model in every row, or remove the empty row.',
-    'stage.interview-extraction': 'Question generation',
-    'stage.interview-extraction.hint': 'Reads the resume and writes the interview questions.',
-    'stage.resume-profile-extraction': 'Resume profile',
-    'stage.resume-profile-extraction.hint': 'Extracts the candidate profile from the resume.',
-    'stage.interview-evaluation': 'Answer evaluation',
-    'stage.interview-evaluation.hint': 'Scores each answer: a strong model pays off here.',
-    'stage.interview-review': 'Second review',
-    'stage.interview-review.hint': 'Re-checks evaluations with low confidence.',
-    'stage.interview-followup': 'Follow-up questions',
-    'stage.interview-followup.hint': 'Asks follow-ups: a fast, cheap model is enough.',
-    'stage.interview-demeanor': 'Demeanor (vision)',
-    'stage.interview-demeanor.hint': 'Judges the candidate photo: needs a vision model.',
-    'stage.chat': 'Chat (default model)',
-    'stage.chat.hint': 'Chats that pick no model use this route.',
-    'stage.connection-test': 'Connection tests',
-    'usage.title': 'Model usage',
-    'usage.doc.title': 'Model usage · AI-Meeting',
-    'usage.intro': 'Every model call, and every call single-flight saved by sharing one answer among duplicate requests.',
-    'usage.from': 'From',
-    'usage.to': 'To',
-    'usage.groupBy': 'Table by',
-    'usage.group.stage': 'Stage',
-    'usage.group.model': 'Model',
-    'usage.group.day': 'Day',
-    'usage.show': 'Show',
-    'usage.calls': 'Calls',
-    'usage.saved': 'Saved calls',
-    'usage.promptTokens': 'Prompt tokens',
-    'usage.completionTokens': 'Completion tokens',
-    'usage.failures': 'Failures',
-    'usage.fallbacks': 'Fallbacks',
-    'usage.p50': 'p50 (ms)',
-    'usage.p95': 'p95 (ms)',
-    'usage.key': 'Group',
-    'usage.total': 'Total',
-    'usage.byDay': 'Calls and saved calls per day',
-    'usage.byStage': 'Calls and saved calls per stage',
-    'usage.chartLabel': '{title}: {rows}',
-    'usage.chartRow': '{key} {calls} calls, {saved} saved',
-    'usage.empty': 'No model call in this period.',
-    'usage.savedKey': 'saved (no model)',
-    'usage.savedShare': 'of requests saved',
-    'usage.tokens': 'Tokens (prompt + completion)',
-  },
-  'zh-CN': {
-    'routing.title': '模型路由',
-    'routing.doc.title': '模型路由 · AI-Meeting',
-    'routing.intro': '为每个 AI 环节选择模型。按顺序尝试：当前模型超时、过载或不可用时由下一个接替；回答内容有误时不会切换。未配置模型的环节使用默认模型。',
-    'routing.links.admin': '模型与智能体',
-    'routing.links.routing': '模型路由',
-    'routing.links.usage': '用量统计',
-    'routing.adminOnly': '此页面仅限管理员访问。',
-    'routing.default': '使用默认模型。',
-    'routing.add': '添加模型',
-    'routing.up': '上移',
-    'routing.down': '下移',
-    'routing.remove': '移除',
-    'routing.pick': '{stage}的第 {n} 个模型',
-    'routing.choose': '— 请选择模型 —',
-    'routing.vision': '视觉',
-    'routing.visionOnly': '仅列出支持图像的模型。',
-    'routing.noModels': '还没有启用的模型配置：请先在“模型与智能体”中添加。',
-    'routing.save': '保存路由',
-    'routing.saving': '正在保存…',
-    'routing.saved': '路由已保存：所有实例将在 2 秒内生效。',
-    'routing.incomplete': '请为每一行选择模型，或移除空行。',
-    'stage.interview-extraction': '题目生成',
-    'stage.interview-extraction.hint': '阅读简历并生成面试题目。',
-    'stage.resume-profile-extraction': '简历画像',
-    'stage.resume-profile-extraction.hint': '从简历中提取候选人画像。',
-    'stage.interview-evaluation': '回答评估',
-    'stage.interview-evaluation.hint': '为每个回答打分：这里值得用更强的模型。',
-    'stage.interview-review': '复核',
-    'stage.interview-review.hint': '复查置信度较低的评估。',
-    'stage.interview-followup': '追问',
-    'stage.interview-followup.hint': '生成追问：快速、便宜的模型即可。',
-    'stage.interview-demeanor': '仪态评估（视觉）',
-    'stage.interview-demeanor.hint': '根据候选人照片评估仪态：需要支持视觉的模型。',
-    'stage.chat': '对话（默认模型）',
-    'stage.chat.hint': '未指定模型的对话使用此路由。',
-    'stage.connection-test': '连接测试',
-    'usage.title': '模型用量',
-    'usage.doc.title': '模型用量 · AI-Meeting',
-    'usage.intro': '每一次模型调用，以及单飞机制让重复请求共享同一结果而节省的调用。',
-    'usage.from': '开始日期',
-    'usage.to': '结束日期',
-    'usage.groupBy': '表格分组',
-    'usage.group.stage': '环节',
-    'usage.group.model': '模型',
-    'usage.group.day': '日期',
-    'usage.show': '查询',
-    'usage.calls': '调用次数',
-    'usage.saved': '节省的调用',
-    'usage.promptTokens': '输入 Token',
-    'usage.completionTokens': '输出 Token',
-    'usage.failures': '失败',
-    'usage.fallbacks': '切换备用',
-    'usage.p50': 'p50（毫秒）',
-    'usage.p95': 'p95（毫秒）',
-    'usage.key': '分组',
-    'usage.total': '合计',
-    'usage.byDay': '每日调用与节省的调用',
-    'usage.byStage': '各环节调用与节省的调用',
-    'usage.chartLabel': '{title}：{rows}',
-    'usage.chartRow': '{key} 调用 {calls} 次，节省 {saved} 次',
-    'usage.empty': '该时间段内没有模型调用。',
-    'usage.savedKey': '已节省（未调用模型）',
-    'usage.savedShare': '请求节省率',
-    'usage.tokens': 'Token 总数（输入 + 输出）',
-  },
-});
 
 // The stages in the order the server lists them (GET /ai-routing).
 const STAGES = ['interview-extraction', 'resume-profile-extraction', 'interview-evaluation', 'interview-review',
@@ -176,7 +43,7 @@ function adminOnly(root, titleKey) {
 /** routingView: per stage, an ordered list of model pickers; one save. */
 export async function routingView(root) {
   ensureStyles();
-  document.title = t('routing.doc.title');
+  document.title = t('shell.title', { page: t('routing.title') });
   if (adminOnly(root, 'routing.title')) return null;
   const alert = alertBox();
   const body = h('div');
@@ -203,7 +70,7 @@ export async function routingView(root) {
     const offered = models.filter((m) => !vision || m.supportsVision);
     const rows = ids.map((id, i) => {
       const known = models.find((m) => m.id === id);
-      const select = h('select', { 'aria-label': t('routing.pick', { n: i + 1, stage: stageName(st) }) },
+      const select = h('select', { 'aria-label': t('routing.pick', { n: i + 1, name: stageName(st) }), 'data-user-content': true },
         h('option', { value: '' }, t('routing.choose')),
         ...offered.map((m) => h('option', { value: m.id }, optionLabel(m))),
         id && !known ? h('option', { value: id }, id) : null);
@@ -224,7 +91,7 @@ export async function routingView(root) {
     });
     errors[st] = errors[st] || alertBox();
     clear(box,
-      h('h3', stageName(st), ' ', h('span.stage-id', st)),
+      h('h3', stageName(st), ' ', h('span.stage-id', { translate: 'no' }, st)),
       h('p.stage-hint', t(`stage.${st}.hint`), vision ? ` ${t('routing.visionOnly')}` : ''),
       ids.length ? h('ol.route-list', rows) : h('p.route-default', t('routing.default')),
       h('button.btn.btn-small', { type: 'button', disabled: ids.length >= 5 || !offered.length,
@@ -273,8 +140,8 @@ function barChart(title, rows, labelOf) {
   const band = (W - left - 8) / Math.max(rows.length, 1);
   const bw = Math.min(28, band / 2.6);
   const y = (v) => top + plotH - (v / max) * plotH;
-  const desc = rows.map((r) => t('usage.chartRow', { key: labelOf(r), calls: r.calls, saved: r.savedCalls })).join('; ');
-  const el = svg('svg', { class: 'usage-chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': t('usage.chartLabel', { title, rows: desc }) });
+  const desc = rows.map((r) => t('usage.chartRow', { key: labelOf(r), n: r.calls, done: r.savedCalls })).join('; ');
+  const el = svg('svg', { class: 'usage-chart', viewBox: `0 0 ${W} ${H}`, role: 'img', 'aria-label': t('usage.chartLabel', { name: title, what: desc }) });
   for (const f of [0, 0.5, 1]) {
     const v = Math.round(max * f);
     el.append(svg('line', { class: 'axis', x1: left, x2: W - 4, y1: y(v), y2: y(v) }),
@@ -301,7 +168,7 @@ function isoDay(d) { return d.toISOString().slice(0, 10); }
 /** usageView: period filters, totals, charts per day and per stage, a table. */
 export async function usageView(root) {
   ensureStyles();
-  document.title = t('usage.doc.title');
+  document.title = t('shell.title', { page: t('usage.title') });
   if (adminOnly(root, 'usage.title')) return null;
   const alert = alertBox();
   const now = new Date();
@@ -351,7 +218,7 @@ export async function usageView(root) {
       const label = keyLabel(g);
       clear(table, h('table',
         h('thead', h('tr', h('th', t(`usage.group.${g}`)), ...cols.map(([, k]) => h('th.num', t(k))))),
-        h('tbody', ...rep.rows.map((r) => h('tr', h('td', label(r)), ...cols.map(([c]) => h('td.num', fmtNumber(r[c]))))),
+        h('tbody', ...rep.rows.map((r) => h('tr', h('td', { 'data-user-content': g === 'model' && r.key !== '(saved)' }, label(r)), ...cols.map(([c]) => h('td.num', fmtNumber(r[c]))))),
           h('tr.total', h('th', t('usage.total')), ...cols.map(([c]) => h('th.num', fmtNumber(rep.totals[c])))))));
     } catch (e) { alert.error(e); }
   }

@@ -1,5 +1,8 @@
 // REST/SSE client of /api/xunzhi/v1: the token, the envelope, the errors.
 
+import './i18n/common.js';
+import { locale, t } from './i18n.js';
+
 export const BASE = '/api/xunzhi/v1';
 const TOKEN_KEY = 'aimeeting.token';
 const USER_KEY = 'aimeeting.user';
@@ -21,7 +24,7 @@ export function clearSession() {
 /** An API failure: HTTP status, the envelope's code/message/data, Retry-After. */
 export class ApiError extends Error {
   constructor(status, env, retryAfter) {
-    super((env && env.message) || `HTTP ${status}`);
+    super((env && env.message) || t('err.http', { status: String(status) }));
     this.name = 'ApiError';
     this.status = status;
     this.code = env ? env.code : '';
@@ -33,7 +36,7 @@ export class ApiError extends Error {
 
 /** A failure to reach the server at all. */
 export class NetworkError extends Error {
-  constructor(cause) { super('Cannot reach the server — check your connection and try again.'); this.cause = cause; }
+  constructor(cause) { super(t('err.network')); this.cause = cause; }
 }
 
 let unauthorizedHandler = null;
@@ -46,9 +49,10 @@ export function onOffline(fn) { offlineHandler = fn; }
 export function noteOffline(v) { if (v && offlineHandler) offlineHandler(); }
 
 function headers(extra = {}) {
-  const h = { ...extra };
-  const t = getToken();
-  if (t) h.Authorization = `Bearer ${t}`;
+  // The server answers in the page's language (the envelope's message).
+  const h = { 'Accept-Language': locale(), ...extra };
+  const tok = getToken();
+  if (tok) h.Authorization = `Bearer ${tok}`;
   return h;
 }
 
@@ -107,26 +111,20 @@ export async function api(path, opts) { return (await call(path, opts)).data; }
 
 /** A human sentence for any error, from the envelope where there is one. */
 export function describeError(err) {
-  if (!err) return 'Unknown error';
-  if (err.name === 'AbortError') return 'Cancelled.';
-  if (err instanceof NetworkError) return err.message;
+  if (!err) return t('err.unknown');
+  if (err.name === 'AbortError') return t('err.cancelled');
+  if (err instanceof NetworkError) return t('err.network');
   if (!(err instanceof ApiError)) return err.message || String(err);
   const msg = err.message;
-  const ref = err.requestId ? ` (request ${err.requestId})` : '';
+  const ref = err.requestId ? t('err.ref', { id: err.requestId }) : '';
   switch (err.status) {
-    case 400: return `Please check your input: ${msg}`;
-    case 401: return `Please log in again: ${msg}`;
-    case 403: return `Not allowed: ${msg}`;
-    case 404: return `Not found: ${msg}`;
-    case 409: return `Conflict: ${msg}`;
-    case 413: return `Too large: ${msg}`;
-    case 422: return `Cannot use this file: ${msg}`;
-    case 429: return `Rate limited — too many requests. Try again in ${err.retryAfter ?? 1} s. ${msg}`;
-    case 502: return `The AI model failed${ref}: ${msg}`;
-    case 503: return `The AI model is unavailable right now — try again shortly${ref}: ${msg}`;
-    case 504: return `The AI model timed out — try again${ref}: ${msg}`;
+    case 400: case 401: case 403: case 404: case 409: case 413: case 422:
+      return t(`err.${err.status}`, { msg });
+    case 429: return t('err.429', { s: err.retryAfter ?? 1, msg });
+    case 502: case 503: case 504:
+      return t(`err.${err.status}`, { ref, msg });
     default:
-      if (err.status >= 500) return `Server error${ref}: ${msg}`;
+      if (err.status >= 500) return t('err.5xx', { ref, msg });
       return msg;
   }
 }

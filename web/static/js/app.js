@@ -1,6 +1,8 @@
 // The app shell: hash router (#/view/param), login state, navigation.
 
-import { api, clearSession, getToken, getUser, onOffline, onUnauthorized, setSession, updateUser } from './api.js';
+import { api, clearSession, describeError, getToken, getUser, onOffline, onUnauthorized, setSession, updateUser } from './api.js';
+import { chosen, detect, locale, onLocaleChange, setLocale, t } from './i18n.js';
+import './i18n/common.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
 
 const views = {
@@ -63,10 +65,10 @@ async function render() {
   }
   const load = views[name];
   if (!load) {
-    clear(main, h('section.card', h('h1', 'Page not found'), h('p', h('a', { href: '#/interview' }, 'Go to the interview'))));
+    clear(main, h('section.card', h('h1', t('shell.notFound')), h('p', h('a', { href: '#/interview' }, t('shell.goInterview')))));
     return;
   }
-  clear(main, h('p.muted.loading', 'Loading…'));
+  clear(main, h('p.muted.loading', t('shell.loading')));
   try {
     const view = await load();
     if (seq !== renderSeq) return;
@@ -76,46 +78,51 @@ async function render() {
     if (seq !== renderSeq) return;
     const a = alertBox();
     a.error(e);
-    clear(main, h('section.card', h('h1', 'Something went wrong'), a.el));
+    clear(main, h('section.card', h('h1', t('shell.wrong')), a.el));
   }
 }
 
 // The username rule, as the server states it (internal/users.UsernameRule):
 // shown next to the field on registration and checked while typing.
-const USERNAME_RULE = '2 to 32 characters: letters of any script (such as 张伟 or alice), digits, _ . or -';
 const USERNAME_CHARS = /^(?:[\p{L}\p{Nd}]\p{M}*|[_.-])+$/u;
 const VARIATION_SELECTOR = /[\uFE00-\uFE0F\u{E0100}-\u{E01EF}]/u;
+
+/** The rule as nodes: its example names are in their own language (lang attribute). */
+function usernameRule() {
+  const parts = t('username.rule', { zh: '\u0001', latin: '\u0002' }).split(/([\u0001\u0002])/);
+  return parts.map((p) => (p === '\u0001' ? h('span', { lang: 'zh-CN' }, '张伟') : p === '\u0002' ? h('span', { lang: 'en' }, 'alice') : p));
+}
 
 /** What is wrong with a username, or '' when it follows the rule. */
 function usernameProblem(value) {
   const name = value.trim().normalize('NFC');
   if (!name) return '';
   const n = [...name].length;
-  if (n < 2) return `Too short (${n} character). Use ${USERNAME_RULE}`;
-  if (n > 32) return `Too long (${n} characters). Use ${USERNAME_RULE}`;
+  if (n < 2) return t('username.short', { n });
+  if (n > 32) return t('username.long', { n });
   if (!USERNAME_CHARS.test(name) || VARIATION_SELECTOR.test(name)) {
     const bad = [...name].find((c) => !/^[\p{L}\p{Nd}\p{M}_.-]$/u.test(c) || VARIATION_SELECTOR.test(c));
-    const what = bad === undefined ? 'a mark that does not follow a letter' : /\s/u.test(bad) ? 'spaces' : `“${bad}”`;
-    return `Not allowed: ${what}. Use ${USERNAME_RULE}`;
+    const what = bad === undefined ? t('username.badMark') : /\s/u.test(bad) ? t('username.badSpace') : t('username.badChar', { c: bad });
+    return t('username.bad', { what });
   }
   return '';
 }
 
 function authView(mode) {
   const isLogin = mode === 'login';
-  document.title = `${isLogin ? 'Log in' : 'Register'} · AI-Meeting`;
+  document.title = t('shell.title', { page: t(isLogin ? 'auth.login' : 'auth.register') });
   const alert = alertBox();
   const username = h('input', { name: 'username', autocomplete: 'username', required: true, minlength: 1, maxlength: 64 });
   const password = h('input', { name: 'password', type: 'password', autocomplete: isLogin ? 'current-password' : 'new-password', required: true, minlength: isLogin ? 1 : 8 });
-  const submit = h('button.btn.btn-primary', { type: 'submit' }, isLogin ? 'Log in' : 'Create account');
+  const submit = h('button.btn.btn-primary', { type: 'submit' }, t(isLogin ? 'auth.login' : 'auth.createAccount'));
   const extra = [];
   let realName; let mail;
   if (!isLogin) {
     realName = h('input', { name: 'realName', autocomplete: 'name', maxlength: 64 });
     mail = h('input', { name: 'mail', type: 'email', autocomplete: 'email', maxlength: 128 });
-    extra.push(field('Full name (optional)', realName).wrap, field('Email (optional)', mail).wrap);
+    extra.push(field(t('auth.realName'), realName).wrap, field(t('auth.mail'), mail).wrap);
   }
-  const userField = field('Username', username, isLogin ? null : `${USERNAME_RULE[0].toUpperCase()}${USERNAME_RULE.slice(1)}.`);
+  const userField = field(t('auth.username'), username, isLogin ? null : usernameRule());
   if (!isLogin) {
     // Said while typing, before submitting: the field is marked invalid
     // and the browser refuses to submit until it follows the rule.
@@ -132,7 +139,7 @@ function authView(mode) {
   }
   const form = h('form.auth-form', { novalidate: false },
     userField.wrap,
-    field('Password', password, isLogin ? null : 'At least 8 characters.').wrap,
+    field(t('auth.password'), password, isLogin ? null : t('auth.passwordHint')).wrap,
     ...extra,
     alert.el,
     submit);
@@ -153,21 +160,25 @@ function authView(mode) {
           const me = await api('/users/me');
           updateUser({ id: me.id, username: me.username, isAdmin: !!me.isAdmin, realName: me.realName });
         } catch { /* the id is fetched again when needed */ }
-        toast(isLogin ? 'Welcome back.' : 'Account created — you are logged in.', 'success');
+        // The account's saved language wins; a choice made before logging
+        // in (on the switch) is saved to an account that has none.
+        if (res.language) setLocale(res.language);
+        else if (chosen()) saveLanguage(locale());
+        toast(t(isLogin ? 'auth.welcome' : 'auth.created'), 'success');
         navigate('/interview');
       } catch (e) {
         // A wrong password is a 401 too: say what the server said.
         if (e.status === 401) alert.error(new Error(e.message));
         else alert.error(e);
       }
-    }, isLogin ? 'Logging in…' : 'Creating…');
+    }, t(isLogin ? 'auth.loggingIn' : 'auth.creating'));
   });
   clear(main, h('section.card.auth-card',
-    h('h1', isLogin ? 'Log in' : 'Create an account'),
-    h('p.muted', 'Practise interviews with an AI interviewer, chat with models and agents, and turn text into speech.'),
+    h('h1', t(isLogin ? 'auth.login' : 'auth.createTitle')),
+    h('p.muted', t('auth.intro')),
     form,
-    h('p.switch', isLogin ? 'No account yet? ' : 'Already registered? ',
-      h('a', { href: isLogin ? '#/register' : '#/login' }, isLogin ? 'Register' : 'Log in'))));
+    h('p.switch', t(isLogin ? 'auth.noAccount' : 'auth.already'),
+      h('a', { href: isLogin ? '#/register' : '#/login' }, t(isLogin ? 'auth.register' : 'auth.login')))));
   username.focus();
 }
 
@@ -175,7 +186,7 @@ async function logout() {
   try { await api('/users/logout', { method: 'POST' }); } catch { /* the token is dropped anyway */ }
   clearSession();
   document.getElementById('offline-badge').hidden = true;
-  toast('Logged out.');
+  toast(t('auth.loggedOut'));
   navigate('/login');
 }
 
@@ -192,10 +203,56 @@ export async function currentUser() {
 onUnauthorized(() => {
   if (!getToken()) return;
   clearSession();
-  toast('Your session has expired — please log in again.', 'error', 6000);
+  toast(t('auth.expired'), 'error', 6000);
   navigate('/login');
 });
 onOffline(() => { document.getElementById('offline-badge').hidden = false; });
+
+// ---------------------------------------------------------------- language
+
+/** Sets the static texts of index.html from the catalog (data-i18n, data-i18n-attr="attr:key;..."). */
+function applyStatic() {
+  for (const el of document.querySelectorAll('[data-i18n]')) el.textContent = t(el.dataset.i18n);
+  for (const el of document.querySelectorAll('[data-i18n-attr]')) {
+    for (const pair of el.dataset.i18nAttr.split(';')) {
+      const [attr, key] = pair.split(':');
+      if (attr && key) el.setAttribute(attr.trim(), t(key.trim()));
+    }
+  }
+  for (const b of document.querySelectorAll('#lang-switch [data-lang]')) {
+    b.setAttribute('aria-pressed', String(b.dataset.lang === locale()));
+  }
+  if (!document.title || document.title === 'AI-Meeting') document.title = t('app.name');
+}
+
+/** Saves the language to the logged-in account (PUT /users). */
+async function saveLanguage(loc) {
+  if (!getToken()) return;
+  try {
+    await api('/users', { method: 'PUT', body: { language: loc } });
+  } catch (e) { toast(t('auth.langSaveFailed', { msg: describeError(e) }), 'error'); }
+}
+
+// The language before anything shows: this browser's choice, else the
+// browser's languages, else English (the account's choice follows below).
+setLocale(detect(), { remember: false });
+applyStatic();
+
+// A language change re-renders the shell and the current view at once.
+// Toasts of the old language are dropped (they are transient anyway).
+onLocaleChange(() => {
+  document.getElementById('toasts').replaceChildren();
+  applyStatic();
+  render();
+});
+
+for (const b of document.querySelectorAll('#lang-switch [data-lang]')) {
+  b.addEventListener('click', () => {
+    if (b.dataset.lang === locale()) return;
+    setLocale(b.dataset.lang);
+    saveLanguage(b.dataset.lang);
+  });
+}
 
 document.getElementById('logout').addEventListener('click', logout);
 document.getElementById('nav-toggle').addEventListener('click', () => {
@@ -206,7 +263,8 @@ document.getElementById('nav-toggle').addEventListener('click', () => {
 });
 window.addEventListener('hashchange', render);
 
-// Validate a stored token once at start (it may have expired or been revoked).
+// Validate a stored token once at start (it may have expired or been revoked),
+// and take the account's saved language.
 (async () => {
   if (getToken()) {
     try {
@@ -215,6 +273,10 @@ window.addEventListener('hashchange', render);
       else {
         const u = getUser() || {};
         updateUser({ ...u, username: r.username, isAdmin: !!r.isAdmin });
+        try {
+          const me = await api('/users/me');
+          if (me.language && me.language !== locale()) { setLocale(me.language); return; }
+        } catch { /* keep the detected language */ }
       }
     } catch { /* offline server: keep the token, the views show errors */ }
   }

@@ -39,10 +39,14 @@ export function detect(saved) {
 
 export function locale() { return current; }
 
-/** setLocale switches the page language, remembers it and tells the listeners. */
-export function setLocale(loc) {
+/**
+ * setLocale switches the page language, remembers it (unless
+ * {remember: false}: a language only detected from the browser is not a
+ * choice) and tells the listeners.
+ */
+export function setLocale(loc, { remember = true } = {}) {
   const n = normalize(loc) || 'en';
-  localStorage.setItem(LANG_KEY, n);
+  if (remember) localStorage.setItem(LANG_KEY, n);
   document.documentElement.lang = n;
   if (n === current) return;
   current = n;
@@ -79,6 +83,9 @@ export function fmtDate(d, opts = { dateStyle: 'medium', timeStyle: 'short' }) {
   if (Number.isNaN(v.getTime())) return '';
   return new Intl.DateTimeFormat(current, opts).format(v);
 }
+
+/** chosen returns the language saved on this browser, or ''. */
+export function chosen() { return normalize(localStorage.getItem(LANG_KEY)); }
 
 /** keys lists every key of a locale (for the catalog completeness test). */
 export function keys(loc) { return Object.keys(catalogs[loc] || {}); }

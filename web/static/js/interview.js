@@ -4,6 +4,8 @@
 import { ApiError, api, blobUrl, call, describeError, noteOffline, sleep } from './api.js';
 import { currentUser, navigate } from './app.js';
 import { SPEECH_LANGUAGES, guessLanguage, speechCapabilities, startTranscription, unsupportedNotice } from './speech.js';
+import { fmtNumber, t } from './i18n.js';
+import './i18n/interview.js';
 import { alertBox, busy, clear, field, fmtTime, h, offlineBadge, scoreText, toast } from './ui.js';
 
 const P = '/interview';
@@ -16,23 +18,47 @@ function randomId() {
   return `web-${[...b].map((x) => x.toString(16).padStart(2, '0')).join('')}`;
 }
 
+// Answers being typed, by session and question: a language switch
+// re-renders the page, and what the candidate wrote must survive it.
+const drafts = new Map();
+
 function mainNo(qn) { return parseInt(String(qn).split('-')[0], 10) || 0; }
 
 // Resume uploads: PDF, TXT, MD, and photos or scans of a resume (read by OCR).
 const RESUME_ACCEPT = '.pdf,.txt,.md,application/pdf,text/plain,text/markdown,image/jpeg,image/png,image/webp';
 const MAX_RESUME_BYTES = 20 * 1024 * 1024;
 
-/** "2 431" (narrow no-break space between thousands). */
-function fmtCount(n) { return Number(n || 0).toLocaleString('en-US').replace(/,/g, '\u202f'); }
+/** A character count with the locale's grouping. */
+function fmtCount(n) { return fmtNumber(Number(n || 0)); }
+
+/** A level (excellent, qualified, needs improvement) in the page's language. */
+export function levelLabel(level) { return level ? t(`level.${level}`) : ''; }
 
 /** What the server read from the resume, as a sentence ("" when unknown). */
 export function readSummaryText(read) {
   if (!read || !read.source) return '';
   const n = fmtCount(read.chars);
-  const pages = read.pages ? ` from ${read.pages} page${read.pages === 1 ? '' : 's'}` : '';
-  if (read.source === 'ocr') return `Read ${n} characters${pages} by OCR`;
-  if (read.source === 'mixed') return `Read ${n} characters${pages} (text layer, ${read.ocrPages} page${read.ocrPages === 1 ? '' : 's'} by OCR)`;
-  return read.pages ? `Read ${n} characters${pages} (text layer)` : `Read ${n} characters (plain text)`;
+  const pages = read.pages ? t('iv.read.pages', { n: read.pages }) : '';
+  if (read.source === 'ocr') return t('iv.read.ocr', { n, pages });
+  if (read.source === 'mixed') return t('iv.read.mixed', { n, pages, ocr: t('iv.read.ocrPages', { n: read.ocrPages }) });
+  return read.pages ? t('iv.read.text', { n, pages }) : t('iv.read.plain', { n });
+}
+
+/** The "12 / 5000" counter of the answer box. */
+function counterText(n) { return `${fmtNumber(n)} / ${fmtNumber(5000)}`; }
+
+/** A radar dimension's name in the page's language (by its stable key). */
+function dimLabel(d) { return d.key ? t(`dim.${d.key}`) : d.label; }
+
+/**
+ * The message key with params, where the param named userKey is user
+ * content (a direction the candidate typed or the model inferred): returns
+ * nodes with that value in a span marked data-user-content.
+ */
+function withUser(key, params, userKey, value) {
+  const marker = '\u0001';
+  const [before, after = ''] = t(key, { ...params, [userKey]: marker }).split(marker);
+  return [before, h('span', { 'data-user-content': '' }, value), after];
 }
 
 /** Sorted texts of a {no: text} map. */
@@ -42,7 +68,7 @@ function numberedTexts(m) {
 
 /** #/interview, #/interview/s/{sid}, #/interview/report/{sid} */
 export async function interviewView(root, params) {
-  document.title = 'Interview · AI-Meeting';
+  document.title = t('shell.title', { page: t('iv.title') });
   const cleanups = [];
   const onCleanup = (fn) => cleanups.push(fn);
   const done = () => cleanups.splice(0).forEach((fn) => { try { fn(); } catch { /* ignore */ } });
@@ -78,15 +104,15 @@ async function findResumable() {
 
 async function homeView(root) {
   const alert = alertBox();
-  const startBtn = h('button.btn.btn-primary', { type: 'button' }, 'Start a new interview');
+  const startBtn = h('button.btn.btn-primary', { type: 'button' }, t('iv.home.start'));
   const resumeBox = h('div');
   const records = h('div');
   clear(root,
     h('section.card.hero',
-      h('h1', 'Mock interview'),
-      h('p', 'Upload your resume and an AI interviewer asks you questions about it. Answer by typing or by voice, get a score and feedback for every answer, and a full report at the end.'),
+      h('h1', t('iv.home.title')),
+      h('p', t('iv.home.intro')),
       resumeBox, alert.el, h('div.row', startBtn)),
-    h('section.card', h('h2', 'Your reports'), records));
+    h('section.card', h('h2', t('iv.home.reports')), records));
 
   startBtn.addEventListener('click', () => busy(startBtn, async () => {
     try {
@@ -95,20 +121,23 @@ async function homeView(root) {
       localStorage.setItem(LAST_KEY, s.sessionId);
       navigate(`/interview/s/${enc(s.sessionId)}`);
     } catch (e) { alert.error(e); }
-  }, 'Starting…'));
+  }, t('iv.home.starting')));
 
   const resumable = await findResumable();
   if (resumable) {
-    const go = h('button.btn.btn-primary', { type: 'button', onclick: () => navigate(`/interview/s/${enc(resumable.sessionId)}`) }, 'Resume it');
-    clear(resumeBox, h('div.alert.alert-info', h('p', `You have an unfinished interview${resumable.interviewType ? ` (${resumable.interviewType})` : ''}. Resume where you left off, or start a new one (the unfinished one is then abandoned).`), go));
+    const go = h('button.btn.btn-primary', { type: 'button', onclick: () => navigate(`/interview/s/${enc(resumable.sessionId)}`) }, t('iv.home.resume'));
+    const note = resumable.interviewType
+      ? withUser('iv.home.unfinishedType', {}, 'type', resumable.interviewType)
+      : [t('iv.home.unfinished')];
+    clear(resumeBox, h('div.alert.alert-info', h('p', ...note), go));
     startBtn.classList.remove('btn-primary');
   }
   try {
     const page = await api(`${P}/interview/records?current=1&size=10`);
     const rs = page.records || [];
     clear(records, rs.length ? h('ul.records', ...rs.map((r) => h('li',
-      h('a', { href: `#/interview/report/${enc(r.sessionId)}` }, `${r.interviewDirection || 'Interview'} — score ${scoreText(r.interviewScore)}`),
-      h('small.muted', ` ${fmtTime(r.endTime || r.startTime)}`), r.offline ? offlineBadge() : null))) : h('p.muted', 'No finished interviews yet.'));
+      h('a', { href: `#/interview/report/${enc(r.sessionId)}` }, ...withUser('iv.home.record', { score: scoreText(r.interviewScore) }, 'direction', r.interviewDirection || t('iv.title'))),
+      h('small.muted', ` ${fmtTime(r.endTime || r.startTime)}`), r.offline ? offlineBadge() : null))) : h('p.muted', t('iv.home.noRecords')));
   } catch (e) { clear(records, h('p.muted', describeError(e))); }
 }
 
@@ -123,15 +152,15 @@ async function sessionView(root, sid, onCleanup) {
   } catch (e) {
     if (e instanceof ApiError && (e.status === 404 || e.status === 403)) localStorage.removeItem(LAST_KEY);
     alert.error(e);
-    clear(root, h('section.card', h('h1', 'Interview'), alert.el, h('p', h('a', { href: '#/interview' }, 'Back to the interview page'))));
+    clear(root, h('section.card', h('h1', t('iv.title')), alert.el, h('p', h('a', { href: '#/interview' }, t('iv.backToInterview')))));
     return;
   }
   noteOffline(restore.offline);
   if (restore.status === 'FINISHED') { navigate(`/interview/report/${enc(sid)}`); return; }
   if (restore.status === 'ABANDONED') {
     localStorage.removeItem(LAST_KEY);
-    alert.info('This interview was abandoned (a newer one was started). Start a new one.');
-    clear(root, h('section.card', h('h1', 'Interview'), alert.el, h('p', h('a', { href: '#/interview' }, 'Back'))));
+    alert.info(t('iv.abandoned'));
+    clear(root, h('section.card', h('h1', t('iv.title')), alert.el, h('p', h('a', { href: '#/interview' }, t('common.back')))));
     return;
   }
   if (restore.status === 'DRAFT' || restore.status === 'RESUME_UPLOADING') {
@@ -153,18 +182,18 @@ async function sessionView(root, sid, onCleanup) {
 function uploadStep(root, sid, onCleanup) {
   const alert = alertBox();
   const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT, required: true });
-  const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: 'e.g. backend engineer' });
-  const submit = h('button.btn.btn-primary', { type: 'submit' }, 'Upload and prepare questions');
+  const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: t('iv.up.targetPlaceholder') });
+  const submit = h('button.btn.btn-primary', { type: 'submit' }, t('iv.up.submit'));
   const form = h('form.stack',
-    field('Resume (PDF, TXT or MD, or a photo or scan as JPEG, PNG or WebP; up to 20 MB)', file).wrap,
-    field('Target role (optional)', target, 'Leave empty to let the interviewer infer it from your resume.').wrap,
+    field(t('iv.up.fileLabel'), file).wrap,
+    field(t('iv.up.target'), target, t('iv.up.targetHint')).wrap,
     alert.el, h('div.row', submit));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     alert.clear();
     const f = file.files[0];
-    if (!f) { alert.info('Choose your resume file first.'); file.focus(); return; }
-    if (f.size > MAX_RESUME_BYTES) { alert.info('That file is larger than 20 MB.'); return; }
+    if (!f) { alert.info(t('iv.up.chooseFirst')); file.focus(); return; }
+    if (f.size > MAX_RESUME_BYTES) { alert.info(t('iv.up.tooLarge')); return; }
     await busy(submit, async () => {
       const fd = new FormData();
       fd.append('resumePdf', f);
@@ -173,10 +202,10 @@ function uploadStep(root, sid, onCleanup) {
         const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/interview-questions`, { method: 'POST', form: fd }), alert);
         readyStep(root, sid, onCleanup, readyInfo(r.data));
       } catch (e) { alert.error(e); }
-    }, 'Reading your resume…');
+    }, t('iv.up.reading'));
   });
-  clear(root, h('section.card', h('h1', 'Upload your resume'),
-    h('p.muted', 'The interviewer reads it and prepares 5 to 8 questions about your experience.'), form));
+  clear(root, h('section.card', h('h1', t('iv.up.title')),
+    h('p.muted', t('iv.up.intro')), form));
   file.focus();
 }
 
@@ -197,8 +226,8 @@ function readyStep(root, sid, onCleanup, info) {
   const questions = numberedTexts(info.questions);
   const readText = readSummaryText(info.read);
   const little = info.read && info.read.source && info.read.chars < 400;
-  const title = h('h1', { tabindex: '-1' }, 'Your interview is ready', info.offline ? offlineBadge() : null);
-  const begin = h('button.btn.btn-primary', { type: 'button' }, 'Begin the interview');
+  const title = h('h1', { tabindex: '-1' }, t('iv.ready.title'), info.offline ? offlineBadge() : null);
+  const begin = h('button.btn.btn-primary', { type: 'button' }, t('iv.ready.begin'));
   begin.addEventListener('click', () => {
     window.scrollTo(0, 0);
     questionStep(root, sid, onCleanup, { offline: info.offline, interviewType: info.direction });
@@ -206,13 +235,13 @@ function readyStep(root, sid, onCleanup, info) {
   const summary = h('section.card.summary',
     title,
     readText ? h(little ? 'p.read-summary.read-little' : 'p.read-summary', { 'aria-live': 'polite' }, h('span.read-text', readText),
-      little ? h('span.read-hint', ' — that is little for a resume; check the file, or replace it below.') : null) : null,
+      little ? h('span.read-hint', t('iv.ready.little')) : null) : null,
     h('dl.facts',
-      h('dt', 'Direction'), h('dd', info.direction || '—'),
-      h('dt', 'Resume score'), h('dd', scoreText(info.resumeScore)),
-      h('dt', 'Questions'), h('dd', String(questions.length))),
-    questions.length ? h('details.question-preview', h('summary', `Preview the ${questions.length} questions`),
-      h('ol', ...questions.map((t) => h('li', t)))) : null,
+      h('dt', t('iv.ready.direction')), h('dd', { 'data-user-content': '' }, info.direction || '—'),
+      h('dt', t('iv.ready.resumeScore')), h('dd', scoreText(info.resumeScore)),
+      h('dt', t('iv.ready.questions')), h('dd', fmtNumber(questions.length))),
+    questions.length ? h('details.question-preview', h('summary', t('iv.ready.preview', { n: questions.length })),
+      h('ol', { 'data-user-content': '' }, ...questions.map((q) => h('li', q)))) : null,
     suggestionsList(info.suggestions),
     h('div.row', begin));
 
@@ -220,33 +249,33 @@ function readyStep(root, sid, onCleanup, info) {
   if (info.canReplace) {
     const alert = alertBox();
     const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT });
-    const submit = h('button.btn', { type: 'submit' }, 'Replace resume');
+    const submit = h('button.btn', { type: 'submit' }, t('iv.ready.replace'));
     const form = h('form.stack',
-      field('New resume (PDF, TXT, MD or a photo, up to 20 MB)', file).wrap,
+      field(t('iv.ready.newFile'), file).wrap,
       alert.el, h('div.row', submit));
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       alert.clear();
       const f = file.files[0];
-      if (!f) { alert.info('Choose the new resume file first.'); file.focus(); return; }
-      if (f.size > MAX_RESUME_BYTES) { alert.info('That file is larger than 20 MB.'); return; }
+      if (!f) { alert.info(t('iv.ready.chooseNew')); file.focus(); return; }
+      if (f.size > MAX_RESUME_BYTES) { alert.info(t('iv.up.tooLarge')); return; }
       await busy(submit, async () => {
         const fd = new FormData();
         fd.append('resumePdf', f);
         try {
           const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/interview-questions`, { method: 'POST', form: fd }), alert);
           readyStep(root, sid, onCleanup, readyInfo(r.data));
-          toast('Resume replaced: the questions were prepared again from the new file.', 'success');
+          toast(t('iv.ready.replaced'), 'success');
         } catch (e) {
           alert.error(e);
           // The interview was started elsewhere: replacing is over.
           if (e instanceof ApiError && e.status === 409 && /started/.test(e.message || '')) form.hidden = true;
         }
-      }, 'Reading your resume…');
+      }, t('iv.up.reading'));
     });
     replaceCard = h('section.card.replace-card',
-      h('h2', 'Wrong file? Replace your resume'),
-      h('p.muted', 'Until you begin, a new upload replaces this resume and the questions are prepared again. Once the interview has started the resume stays.'),
+      h('h2', t('iv.ready.replaceTitle')),
+      h('p.muted', t('iv.ready.replaceIntro')),
       form);
   }
   clear(root, summary, replaceCard);
@@ -256,7 +285,7 @@ function readyStep(root, sid, onCleanup, info) {
 function suggestionsList(sugg) {
   const items = numberedTexts(sugg);
   if (!items.length) return null;
-  return h('div', h('h3', 'Resume suggestions'), h('ul', ...items.map((t) => h('li', t))));
+  return h('div', h('h3', t('iv.ready.suggestions')), h('ul', { 'data-user-content': '' }, ...items.map((x) => h('li', x))));
 }
 
 /** Retries fn on 429 (after Retry-After) a few times; other errors are thrown. */
@@ -290,32 +319,32 @@ async function questionStep(root, sid, onCleanup, restore) {
     cur = await api(`${P}/sessions/${enc(sid)}/current-question`);
   } catch (e) {
     alert.error(e);
-    clear(root, h('section.card', h('h1', 'Interview'), alert.el));
+    clear(root, h('section.card', h('h1', t('iv.title')), alert.el));
     return;
   }
 
   const progressText = h('p.progress-text');
-  const progressBar = h('progress', { max: Math.max(total, 1), value: 0, 'aria-label': 'Interview progress' });
-  const badge = h('span.badge.badge-followup', { hidden: true }, 'Follow-up');
+  const progressBar = h('progress', { max: Math.max(total, 1), value: 0, 'aria-label': t('iv.q.progress') });
+  const badge = h('span.badge.badge-followup', { hidden: true }, t('iv.q.followUp'));
   const qTitle = h('h2.question-title', { tabindex: '-1' });
-  const qText = h('p.question-text');
-  const answer = h('textarea', { rows: 7, maxlength: 5000, name: 'answerContent', required: true, placeholder: 'Type your answer, or use the microphone and edit the transcript before sending.' });
-  const counter = h('small.muted', '0 / 5000');
-  const submit = h('button.btn.btn-primary', { type: 'submit' }, 'Submit answer');
-  const voiceBtn = h('button.btn', { type: 'button', 'aria-pressed': 'false' }, '● Answer by voice');
+  const qText = h('p.question-text', { 'data-user-content': '' });
+  const answer = h('textarea', { rows: 7, maxlength: 5000, name: 'answerContent', required: true, placeholder: t('iv.q.placeholder') });
+  const counter = h('small.muted', counterText(0));
+  const submit = h('button.btn.btn-primary', { type: 'submit' }, t('iv.q.submit'));
+  const voiceBtn = h('button.btn', { type: 'button', 'aria-pressed': 'false' }, t('iv.q.voice'));
   const voiceStatus = h('small.muted.voice-status', { 'aria-live': 'polite' });
-  const voiceLang = h('select.voice-lang', { name: 'speechLanguage', 'aria-label': 'Speech language' },
+  const voiceLang = h('select.voice-lang', { name: 'speechLanguage', 'aria-label': t('iv.q.speechLang') },
     SPEECH_LANGUAGES.map((l) => h('option', { value: l.tag, lang: l.tag }, l.label)));
   const voiceNotice = h('p.voice-notice', { id: 'voice-notice', role: 'status', hidden: true });
   const feedback = h('div.feedback', { 'aria-live': 'polite' });
   const runScore = h('p.muted');
-  const finishBtn = h('button.btn', { type: 'button' }, 'End interview early');
+  const finishBtn = h('button.btn', { type: 'button' }, t('iv.q.endEarly'));
   const finishCard = h('section.card.finish-card', { hidden: true },
-    h('h2', 'All questions answered'),
-    h('p', 'Well done. Finish the interview to get your report.'),
-    h('button.btn.btn-primary#finish', { type: 'button', onclick: (e) => finish(e.currentTarget) }, 'Finish and see the report'));
+    h('h2', t('iv.q.allDone')),
+    h('p', t('iv.q.wellDone')),
+    h('button.btn.btn-primary#finish', { type: 'button', onclick: (e) => finish(e.currentTarget) }, t('iv.q.finish')));
 
-  const answerField = field('Your answer', answer);
+  const answerField = field(t('iv.q.answer'), answer);
   const questionCard = h('section.card.question-card',
     h('div.progress-row', progressText, badge), progressBar,
     qTitle, qText,
@@ -324,7 +353,7 @@ async function questionStep(root, sid, onCleanup, restore) {
       voiceNotice,
       h('div.row', submit)));
 
-  answer.addEventListener('input', () => { counter.textContent = `${answer.value.length} / 5000`; });
+  answer.addEventListener('input', () => { counter.textContent = counterText(answer.value.length); });
 
   function show(q) {
     cur = q;
@@ -340,16 +369,18 @@ async function questionStep(root, sid, onCleanup, restore) {
     questionCard.hidden = false;
     finishCard.hidden = true;
     const n = mainNo(q.questionNumber);
-    progressText.textContent = total ? `Question ${n} of ${total}` : `Question ${n}`;
+    progressText.textContent = total ? t('iv.q.ofTotal', { n, total }) : t('iv.q.number', { n });
     progressBar.value = Math.max(0, n - 1);
     badge.hidden = !q.isFollowUp;
-    badge.textContent = q.isFollowUp ? `Follow-up to question ${n}` : 'Follow-up';
-    qTitle.textContent = q.isFollowUp ? `Follow-up question (${q.questionNumber})` : `Question ${q.questionNumber}`;
+    badge.textContent = q.isFollowUp ? t('iv.q.followUpTo', { n }) : t('iv.q.followUp');
+    qTitle.textContent = q.isFollowUp ? t('iv.q.followUpTitle', { qn: q.questionNumber }) : t('iv.q.questionTitle', { qn: q.questionNumber });
     qText.textContent = q.questionContent;
     if (!langPicked) { voiceLang.value = guessLanguage(q.questionContent); updateVoiceLang(); }
-    answer.value = '';
-    counter.textContent = '0 / 5000';
-    if (q.totalScore !== null && q.totalScore !== undefined) runScore.textContent = `Running score: ${q.totalScore}`;
+    const key = `${sid}/${q.questionNumber}`;
+    answer.value = drafts.get(key) || '';
+    drafts.delete(key);
+    counter.textContent = counterText(answer.value.length);
+    if (q.totalScore !== null && q.totalScore !== undefined) runScore.textContent = t('iv.q.runningScore', { score: q.totalScore });
   }
 
   // The pending answer keeps its requestId so that a retry is the same request.
@@ -357,7 +388,7 @@ async function questionStep(root, sid, onCleanup, restore) {
   async function submitAnswer() {
     const text = answer.value.trim();
     alert.clear();
-    if (!text) { alert.info('Write or speak an answer first.'); answer.focus(); return; }
+    if (!text) { alert.info(t('iv.q.writeFirst')); answer.focus(); return; }
     if (recorder) await stopVoice();
     if (!pending || pending.qn !== cur.questionNumber || pending.text !== text) {
       pending = { qn: cur.questionNumber, text, requestId: randomId() };
@@ -369,8 +400,8 @@ async function questionStep(root, sid, onCleanup, restore) {
         for (let attempt = 0; ; attempt++) {
           r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/interview/answer-json`, { method: 'POST', body }), alert);
           if (r.status !== 202 && r.data.status !== 'evaluating') break;
-          if (attempt >= 30) throw new Error('The answer is still being evaluated. Try again in a moment.');
-          status.textContent = 'Still evaluating — retrying…';
+          if (attempt >= 30) throw new Error(t('iv.q.stillEvaluating'));
+          status.textContent = t('iv.q.retrying');
           await sleep(1500);
         }
         status.textContent = '';
@@ -386,22 +417,22 @@ async function questionStep(root, sid, onCleanup, restore) {
           const keep = answer.value;
           show(e.data);
           if (!e.data.finished) answer.value = keep;
-          alert.info(`${e.message}. Showing the current question${e.data.questionNumber ? ` (${e.data.questionNumber})` : ''}.`);
+          alert.info(e.data.questionNumber ? t('iv.q.currentN', { msg: e.message, qn: e.data.questionNumber }) : t('iv.q.current', { msg: e.message }));
         } else {
           alert.error(e);
         }
       }
-    }, 'Evaluating…');
+    }, t('iv.q.evaluating'));
   }
 
   function showFeedback(d) {
     if (d.offline) noteOffline(true);
     clear(feedback, h('section.card.feedback-card',
-      h('h3', `Feedback on ${/-F/i.test(d.questionNumber || '') ? 'follow-up' : 'question'} ${d.questionNumber}`, d.offline ? offlineBadge() : null),
-      h('p.score-line', h('strong.score', scoreText(d.score)), ' / 100', d.level ? h('span.level', ` · ${d.levelText || d.level}`) : null),
-      d.scoreHidden ? h('p.muted', d.scoreHidden) : null,
-      h('p', d.feedback || ''),
-      d.totalScore !== null && d.totalScore !== undefined ? h('p.muted', `Running interview score: ${d.totalScore}`) : null));
+      h('h3', t(/-F/i.test(d.questionNumber || '') ? 'iv.fb.followUp' : 'iv.fb.question', { qn: d.questionNumber }), d.offline ? offlineBadge() : null),
+      h('p.score-line', h('strong.score', scoreText(d.score)), t('iv.fb.outOf'), d.level ? h('span.level', ` · ${levelLabel(d.level)}`) : null),
+      d.scoreHidden ? h('p.muted', { 'data-user-content': '' }, d.scoreHidden) : null,
+      h('p', { 'data-user-content': '' }, d.feedback || ''),
+      d.totalScore !== null && d.totalScore !== undefined ? h('p.muted', t('iv.fb.running', { score: d.totalScore })) : null));
   }
 
   async function finish(btn) {
@@ -411,14 +442,14 @@ async function questionStep(root, sid, onCleanup, restore) {
         localStorage.removeItem(LAST_KEY);
         navigate(`/interview/report/${enc(sid)}`);
       } catch (e) { alert.error(e); }
-    }, 'Building the report…');
+    }, t('iv.finish.building'));
   }
   let confirmEnd = false;
   finishBtn.addEventListener('click', () => {
     if (!confirmEnd) {
       confirmEnd = true;
-      finishBtn.textContent = 'Click again to end now';
-      setTimeout(() => { confirmEnd = false; finishBtn.textContent = 'End interview early'; }, 4000);
+      finishBtn.textContent = t('iv.q.endConfirm');
+      setTimeout(() => { confirmEnd = false; finishBtn.textContent = t('iv.q.endEarly'); }, 4000);
       return;
     }
     finish(finishBtn);
@@ -445,17 +476,17 @@ async function questionStep(root, sid, onCleanup, restore) {
   let voicePrefix = '';
   async function startVoice() {
     alert.clear();
-    voiceStatus.textContent = 'Connecting…';
+    voiceStatus.textContent = t('iv.voice.connecting');
     try {
       const user = await currentUser();
       voicePrefix = answer.value ? `${answer.value.replace(/\s+$/, '')} ` : '';
       recorder = await startTranscription(user.id, {
-        onText: (t) => { answer.value = voicePrefix + t; counter.textContent = `${answer.value.length} / 5000`; },
+        onText: (txt) => { answer.value = voicePrefix + txt; counter.textContent = counterText(answer.value.length); },
         onStatus: (s) => { voiceStatus.textContent = s; },
-        onError: (m) => { voiceStatus.textContent = ''; alert.info(`Voice input: ${m}`); stopVoice(); },
+        onError: (m) => { voiceStatus.textContent = ''; alert.info(t('iv.voice.error', { msg: m })); stopVoice(); },
       }, voiceLang.value);
       voiceLang.disabled = true;
-      voiceBtn.textContent = '■ Stop recording';
+      voiceBtn.textContent = t('iv.q.stopVoice');
       voiceBtn.setAttribute('aria-pressed', 'true');
       voiceBtn.classList.add('recording');
     } catch (e) {
@@ -467,37 +498,40 @@ async function questionStep(root, sid, onCleanup, restore) {
   async function stopVoice() {
     const r = recorder;
     recorder = null;
-    voiceBtn.textContent = '● Answer by voice';
+    voiceBtn.textContent = t('iv.q.voice');
     voiceBtn.setAttribute('aria-pressed', 'false');
     voiceBtn.classList.remove('recording');
     voiceLang.disabled = false;
     if (r) {
-      voiceStatus.textContent = 'Finishing the transcript…';
+      voiceStatus.textContent = t('iv.voice.finishing');
       await r.stop();
-      voiceStatus.textContent = 'Done — check and edit the text before sending.';
+      voiceStatus.textContent = t('iv.voice.done');
     }
   }
   voiceBtn.addEventListener('click', () => (recorder ? stopVoice() : startVoice()));
   onCleanup(() => { if (recorder) recorder.stop(); });
+  onCleanup(() => {
+    if (cur && cur.questionNumber && !cur.finished && answer.value) drafts.set(`${sid}/${cur.questionNumber}`, answer.value);
+  });
 
   const camera = cameraPanel(sid, alert, onCleanup);
 
   clear(root,
     h('div.interview-layout',
       h('div.interview-main',
-        h('div.row.between', h('h1', 'Interview', restore.offline ? offlineBadge() : null), runScore),
-        restore.interviewType ? h('p.muted', restore.interviewType) : null,
+        h('div.row.between', h('h1', t('iv.title'), restore.offline ? offlineBadge() : null), runScore),
+        restore.interviewType ? h('p.muted', { 'data-user-content': '' }, restore.interviewType) : null,
         alert.el, status, questionCard, finishCard, feedback),
-      h('aside.interview-side', camera, h('section.card', h('h2', 'Finish'), h('p.muted', 'You can end the interview at any time; unanswered questions are left out of the report.'), finishBtn))));
+      h('aside.interview-side', camera, h('section.card', h('h2', t('iv.finish.title')), h('p.muted', t('iv.finish.intro')), finishBtn))));
   show(cur);
   if (!cur.finished) answer.focus();
 }
 
 function cameraPanel(sid, alert, onCleanup) {
-  const video = h('video', { autoplay: true, muted: true, playsinline: true, 'aria-label': 'Camera preview', hidden: true });
+  const video = h('video', { autoplay: true, muted: true, playsinline: true, 'aria-label': t('iv.cam.preview'), hidden: true });
   const canvas = h('canvas', { hidden: true });
-  const onBtn = h('button.btn', { type: 'button' }, 'Turn on camera');
-  const snapBtn = h('button.btn', { type: 'button', disabled: true }, 'Take a snapshot');
+  const onBtn = h('button.btn', { type: 'button' }, t('iv.cam.on'));
+  const snapBtn = h('button.btn', { type: 'button', disabled: true }, t('iv.cam.snap'));
   const result = h('div.demeanor', { 'aria-live': 'polite' });
   let stream = null;
   const stop = () => {
@@ -506,20 +540,20 @@ function cameraPanel(sid, alert, onCleanup) {
     video.srcObject = null;
     video.hidden = true;
     snapBtn.disabled = true;
-    onBtn.textContent = 'Turn on camera';
+    onBtn.textContent = t('iv.cam.on');
   };
   onCleanup(stop);
   onBtn.addEventListener('click', async () => {
     if (stream) { stop(); return; }
     try {
-      if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw new Error('This browser cannot use the camera here (a secure https:// page is needed).');
+      if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) throw new Error(t('iv.cam.noCamera'));
       stream = await navigator.mediaDevices.getUserMedia({ video: { width: { ideal: 640 }, height: { ideal: 480 } }, audio: false });
       video.srcObject = stream;
       video.hidden = false;
       snapBtn.disabled = false;
-      onBtn.textContent = 'Turn off camera';
+      onBtn.textContent = t('iv.cam.off');
     } catch (e) {
-      alert.info(e && e.name === 'NotAllowedError' ? 'Camera access was denied — demeanor is then not assessed.' : `Cannot open the camera: ${e.message || e.name}`);
+      alert.info(e && e.name === 'NotAllowedError' ? t('iv.cam.denied') : t('iv.cam.cannot', { msg: e.message || e.name }));
     }
   });
   snapBtn.addEventListener('click', () => busy(snapBtn, async () => {
@@ -533,76 +567,80 @@ function cameraPanel(sid, alert, onCleanup) {
       const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/demeanor-evaluation`, { method: 'POST', form: fd }), alert);
       const d = r.data;
       if (!d.assessed) {
-        clear(result, h('p.not-assessed', h('strong', 'Not assessed'), ` — ${d.message || 'the current model cannot see images.'}`));
+        clear(result, h('p.not-assessed', h('strong', t('iv.cam.notAssessed')), ' — ', d.message || t('iv.cam.noVision')));
       } else {
         clear(result, h('dl.facts',
-          h('dt', 'Composure (panic level)'), h('dd', scoreText(d.panicLevel)),
-          h('dt', 'Seriousness'), h('dd', scoreText(d.seriousnessLevel)),
-          h('dt', 'Expression'), h('dd', scoreText(d.emoticonHandling)),
-          h('dt', 'Composite'), h('dd', scoreText(d.compositeScore)),
-          h('dt', 'Session average'), h('dd', `${scoreText(d.sessionComposite)} (${d.photoCount} photos)`)));
+          h('dt', t('iv.cam.panic')), h('dd', scoreText(d.panicLevel)),
+          h('dt', t('iv.cam.seriousness')), h('dd', scoreText(d.seriousnessLevel)),
+          h('dt', t('iv.cam.expression')), h('dd', scoreText(d.emoticonHandling)),
+          h('dt', t('iv.cam.composite')), h('dd', scoreText(d.compositeScore)),
+          h('dt', t('iv.cam.average')), h('dd', t('iv.cam.averageValue', { score: scoreText(d.sessionComposite), n: d.photoCount || 0 }))));
       }
     } catch (e) { alert.error(e); }
-  }, 'Assessing…'));
+  }, t('iv.cam.assessing')));
   return h('section.card.camera',
-    h('h2', 'Demeanor'),
-    h('p.muted', 'Optional: a snapshot from your camera lets the AI assess your composure.'),
+    h('h2', t('iv.cam.title')),
+    h('p.muted', t('iv.cam.intro')),
     video, canvas, h('div.row', onBtn, snapBtn), result);
 }
 
 // ---------------------------------------------------------------- report
 
 async function reportView(root, sid, onCleanup) {
-  document.title = 'Interview report · AI-Meeting';
+  document.title = t('shell.title', { page: t('iv.reportTitle') });
   const alert = alertBox();
   let rep;
   try {
     rep = await api(`${P}/interview/record/${enc(sid)}`);
   } catch (e) {
     alert.error(e);
-    clear(root, h('section.card', h('h1', 'Interview report'), alert.el, h('p', h('a', { href: '#/interview' }, 'Back'))));
+    clear(root, h('section.card', h('h1', t('iv.reportTitle')), alert.el, h('p', h('a', { href: '#/interview' }, t('common.back')))));
     return;
   }
   noteOffline(rep.offline);
-  const radarImg = h('img.radar', { alt: 'Radar chart of the five report dimensions', width: 420, height: 420 });
-  const radarBox = h('figure.radar-box', radarImg, h('figcaption.muted', 'Resume, interview performance, demeanor, professional skills and potential'));
+  const radarImg = h('img.radar', { alt: t('iv.rep.radarAlt'), width: 420, height: 420 });
+  const radarBox = h('figure.radar-box', radarImg, h('figcaption.muted', t('iv.rep.radarCaption')));
   blobUrl(`${P}/sessions/${enc(sid)}/radar-chart.svg`).then((url) => {
     radarImg.src = url;
     onCleanup(() => URL.revokeObjectURL(url));
-  }).catch((e) => { clear(radarBox, h('p.muted', `Radar chart unavailable: ${describeError(e)}`)); });
+  }).catch((e) => { clear(radarBox, h('p.muted', t('iv.rep.radarUnavailable', { msg: describeError(e) }))); });
 
   const dims = (rep.radarDimensions || []).map((d) => h('li.dim',
-    h('span.dim-label', d.label),
+    h('span.dim-label', dimLabel(d)),
     d.score === null || d.score === undefined
-      ? h('span.muted', 'not assessed')
-      : [h('meter', { min: 0, max: 100, low: 60, high: 85, optimum: 100, value: d.score, 'aria-label': d.label }), h('span.dim-score', String(d.score))]));
+      ? h('span.muted', t('iv.rep.notAssessed'))
+      : [h('meter', { min: 0, max: 100, low: 60, high: 85, optimum: 100, value: d.score, 'aria-label': dimLabel(d) }), h('span.dim-score', scoreText(d.score))]));
   const fb = rep.reviewFeedback || {};
-  const listOf = (title, items) => (items && items.length ? h('div', h('h3', title), h('ul', ...items.map((t) => h('li', t)))) : null);
+  const listOf = (title, items) => (items && items.length ? h('div', h('h3', title), h('ul', { 'data-user-content': '' }, ...items.map((x) => h('li', x)))) : null);
   const playback = (rep.playbackItems || []).map((p) => h(p.isFollowUp ? 'li.playback-item.followup' : 'li.playback-item',
     h('div.row.between',
-      h('h3', p.isFollowUp ? `Follow-up ${p.questionNumber}` : `Question ${p.questionNumber}`, p.isFollowUp ? h('span.badge.badge-followup', 'follow-up') : null),
-      h('span.score-pill', `${scoreText(p.score)}${p.level ? ` · ${p.levelText || p.level}` : ''}`)),
-    h('p.q', p.questionContent),
-    h('details', h('summary', 'Your answer'), h('p.answer', p.answerContent)),
-    p.scoreHidden ? h('p.muted', p.scoreHidden) : null,
-    p.feedback ? h('p.feedback-text', p.feedback) : null,
-    p.needsReview ? h('p.muted', 'This score is flagged for a human review.') : null));
+      h('h3', t(p.isFollowUp ? 'iv.rep.followUpN' : 'iv.rep.questionN', { qn: p.questionNumber }), p.isFollowUp ? h('span.badge.badge-followup', t('iv.rep.followUpBadge')) : null),
+      h('span.score-pill', `${scoreText(p.score)}${p.level ? ` · ${levelLabel(p.level)}` : ''}`)),
+    h('p.q', { 'data-user-content': '' }, p.questionContent),
+    h('details', h('summary', t('iv.rep.yourAnswer')), h('p.answer', { 'data-user-content': '' }, p.answerContent)),
+    p.scoreHidden ? h('p.muted', { 'data-user-content': '' }, p.scoreHidden) : null,
+    p.feedback ? h('p.feedback-text', { 'data-user-content': '' }, p.feedback) : null,
+    p.needsReview ? h('p.muted', t('iv.rep.review')) : null));
 
   const tiles = [
-    ['Interview', rep.interviewScore], ['Resume', rep.resumeScore], ['Demeanor', rep.demeanorScore],
-    ['Potential', rep.radarChart ? rep.radarChart.potentialIndex : null],
-  ].map(([label, v]) => h('div.tile', h('span.tile-value', v === null || v === undefined ? '—' : String(v)), h('span.tile-label', label),
-    label === 'Demeanor' && (v === null || v === undefined) ? h('small.muted', 'not assessed') : null));
+    ['iv.rep.tileInterview', rep.interviewScore], ['iv.rep.tileResume', rep.resumeScore], ['iv.rep.tileDemeanor', rep.demeanorScore],
+    ['iv.rep.tilePotential', rep.radarChart ? rep.radarChart.potentialIndex : null],
+  ].map(([key, v]) => h('div.tile', h('span.tile-value', scoreText(v)), h('span.tile-label', t(key)),
+    key === 'iv.rep.tileDemeanor' && (v === null || v === undefined) ? h('small.muted', t('iv.rep.notAssessed')) : null));
 
   clear(root,
     h('section.card.report',
-      h('div.row.between', h('h1', 'Interview report', rep.offline ? offlineBadge() : null),
-        h('a.btn', { href: '#/interview' }, 'New interview')),
-      h('p.muted', `${rep.interviewDirection || ''} · ${rep.answeredCount ?? rep.playbackItems?.length ?? 0} answers · ${Math.round((rep.durationSeconds || 0) / 60)} min · ${fmtTime(rep.endTime)}`),
+      h('div.row.between', h('h1', t('iv.reportTitle'), rep.offline ? offlineBadge() : null),
+        h('a.btn', { href: '#/interview' }, t('iv.rep.new'))),
+      h('p.muted', ...withUser('iv.rep.meta', {
+        answers: rep.answeredCount ?? rep.playbackItems?.length ?? 0,
+        minutes: Math.round((rep.durationSeconds || 0) / 60),
+        time: fmtTime(rep.endTime),
+      }, 'direction', rep.interviewDirection || '')),
       alert.el,
       h('div.tiles', ...tiles),
-      h('div.report-grid', radarBox, h('div', h('h2', 'Dimensions'), h('ul.dims', ...dims)))),
-    h('section.card', h('h2', 'Review'), h('p.overall', fb.overallComment || ''),
-      listOf('Highlights', fb.highlights), listOf('To improve', fb.improvementTips), listOf('Next steps', fb.nextActions)),
-    h('section.card', h('h2', 'Playback'), playback.length ? h('ol.playback', ...playback) : h('p.muted', 'No answers were given.')));
+      h('div.report-grid', radarBox, h('div', h('h2', t('iv.rep.dimensions')), h('ul.dims', ...dims)))),
+    h('section.card', h('h2', t('iv.rep.reviewTitle')), h('p.overall', { 'data-user-content': '' }, fb.overallComment || ''),
+      listOf(t('iv.rep.highlights'), fb.highlights), listOf(t('iv.rep.improve'), fb.improvementTips), listOf(t('iv.rep.next'), fb.nextActions)),
+    h('section.card', h('h2', t('iv.rep.playback')), playback.length ? h('ol.playback', ...playback) : h('p.muted', t('iv.rep.noAnswers'))));
 }

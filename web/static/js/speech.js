@@ -3,11 +3,17 @@
 // transcripts are handed to onText.
 
 import { BASE, api, getToken } from './api.js';
+import { t } from './i18n.js';
+import './i18n/speech.js';
 
-/** Recognition languages the page offers, by tag. */
+/**
+ * Recognition languages the page offers, by tag; label is the language's
+ * own name (shown with its lang attribute), its name in the page's
+ * language is t(`sp.lang.${tag}`).
+ */
 export const SPEECH_LANGUAGES = [
-  { tag: 'zh-CN', label: '中文', name: 'Chinese' },
-  { tag: 'en', label: 'English', name: 'English' },
+  { tag: 'zh-CN', label: '中文' },
+  { tag: 'en', label: 'English' },
 ];
 
 let capabilities = null;
@@ -41,10 +47,9 @@ export function guessLanguage(text) {
 export function unsupportedNotice(caps, lang) {
   if (!caps || !Array.isArray(caps.languages) || caps.languages.includes(lang)) return '';
   const names = SPEECH_LANGUAGES.filter((l) => caps.languages.includes(l.tag));
-  if (!names.length) return 'Speech recognition is not available on this server. Type your answer.';
-  const only = names.map((l) => l.name).join(' and ');
-  const choose = names.map((l) => l.label).join(' or ');
-  return `This server's speech recogniser understands ${only} only. Type your answer, or choose ${choose}.`;
+  if (!names.length) return t('sp.none');
+  const langs = names.map((l) => t(`sp.lang.${l.tag}`));
+  return t('sp.only', { langs: langs.join(t('sp.and')), choose: langs.join(t('sp.or')) });
 }
 
 /**
@@ -56,7 +61,7 @@ export function unsupportedNotice(caps, lang) {
 export async function startTranscription(userId, handlers, language = '') {
   const { onText = () => {}, onStatus = () => {}, onError = () => {} } = handlers;
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
-    throw new Error('This browser cannot record audio here (a secure https:// page is needed).');
+    throw new Error(t('sp.noMic'));
   }
   let stream;
   try {
@@ -66,8 +71,8 @@ export async function startTranscription(userId, handlers, language = '') {
     });
   } catch (e) {
     throw new Error(e && e.name === 'NotAllowedError'
-      ? 'Microphone access was denied — allow it in the browser to answer by voice.'
-      : `Cannot open the microphone: ${e.message || e.name}`);
+      ? t('sp.denied')
+      : t('sp.cannotOpen', { msg: e.message || e.name }));
   }
   const proto = location.protocol === 'https:' ? 'wss:' : 'ws:';
   // The token travels as a subprotocol next to the fixed protocol name,
@@ -101,14 +106,14 @@ export async function startTranscription(userId, handlers, language = '') {
         break;
       case 'transcription_started':
       case 'transcription_already_started':
-        onStatus('Listening…');
+        onStatus(t('sp.listening'));
         break;
       case 'transcription':
       case 'final': {
         const text = m.fullText ?? `${m.committedText || ''}${m.liveText || ''}`;
         lastText = text || lastText;
         onText(lastText, { final: m.type === 'final', committed: m.committedText, live: m.liveText });
-        if (m.type === 'final') onStatus('Transcribed.');
+        if (m.type === 'final') onStatus(t('sp.transcribed'));
         break;
       }
       case 'transcription_stopped':
@@ -116,7 +121,7 @@ export async function startTranscription(userId, handlers, language = '') {
         finalResolve();
         break;
       case 'error':
-        onError(m.message || 'transcription error');
+        onError(m.message || t('sp.error'));
         break;
       default:
         break;
@@ -125,14 +130,14 @@ export async function startTranscription(userId, handlers, language = '') {
   ws.addEventListener('close', (ev) => {
     finalResolve();
     release();
-    if (ev.code === 1008) onError('The speech service refused the connection (not logged in?).');
-    else if (!opened) onError('Cannot connect to the speech service.');
+    if (ev.code === 1008) onError(t('sp.refused'));
+    else if (!opened) onError(t('sp.cannotConnect'));
   });
   ws.addEventListener('error', () => { /* close follows with the reason */ });
 
   await new Promise((resolve, reject) => {
     ws.addEventListener('open', () => { opened = true; resolve(); }, { once: true });
-    ws.addEventListener('close', () => reject(new Error('Cannot connect to the speech service.')), { once: true });
+    ws.addEventListener('close', () => reject(new Error(t('sp.cannotConnect'))), { once: true });
   }).catch((e) => { release(); throw e; });
 
   ctx = new AudioContext();

@@ -2,39 +2,43 @@
 // play and download the audio.
 
 import { api, blobUrl, describeError, openStream, sleep, sseEvents } from './api.js';
+import { fmtNumber, t } from './i18n.js';
+import './i18n/tts.js';
 import { alertBox, busy, clear, field, fmtTime, h } from './ui.js';
 
 const T = '/xunfei/tts';
 const enc = encodeURIComponent;
-const STATUS = { 1: 'created', 3: 'running', 4: 'failed', 5: 'done' };
+/** A task status (1 created, 3 running, 4 failed, 5 done) in the page's language. */
+const statusText = (s) => ([1, 3, 4, 5].includes(s) ? t(`tts.status.${s}`) : String(s));
 
 export async function ttsView(root) {
-  document.title = 'Speech synthesis · AI-Meeting';
+  document.title = t('shell.title', { page: t('tts.title') });
   const urls = [];
   let controller = null;
   const alert = alertBox();
-  const text = h('textarea', { rows: 8, maxlength: 100000, required: true, placeholder: 'Paste the text to read aloud (up to 100,000 characters).' });
-  const count = h('small.muted', '0 / 100000');
-  text.addEventListener('input', () => { count.textContent = `${text.value.length} / 100000`; });
+  const text = h('textarea', { rows: 8, maxlength: 100000, required: true, placeholder: t('tts.placeholder') });
+  const counterText = (n) => `${fmtNumber(n)} / ${fmtNumber(100000)}`;
+  const count = h('small.muted', counterText(0));
+  text.addEventListener('input', () => { count.textContent = counterText(text.value.length); });
   const voice = h('select', { name: 'vcn' },
-    h('option', { value: '' }, 'Automatic (by language)'),
-    h('option', { value: 'en-us' }, 'English (US)'),
-    h('option', { value: 'en-gb' }, 'English (UK)'),
-    h('option', { value: 'en-us+f3' }, 'English (US), female'),
-    h('option', { value: 'cmn' }, 'Mandarin Chinese'));
+    h('option', { value: '' }, t('tts.voiceAuto')),
+    h('option', { value: 'en-us' }, t('tts.voiceEnUS')),
+    h('option', { value: 'en-gb' }, t('tts.voiceEnGB')),
+    h('option', { value: 'en-us+f3' }, t('tts.voiceEnUSF')),
+    h('option', { value: 'cmn' }, t('tts.voiceCmn')));
   const language = h('select', { name: 'language' },
-    h('option', { value: 'auto' }, 'Detect'), h('option', { value: 'en' }, 'English'), h('option', { value: 'zh' }, 'Chinese'));
+    h('option', { value: 'auto' }, t('tts.detect')), h('option', { value: 'en' }, t('tts.english')), h('option', { value: 'zh' }, t('tts.chinese')));
   const speed = h('input', { type: 'range', min: 0, max: 100, value: 50, name: 'speed' });
   const format = h('select', { name: 'audioEncoding' }, h('option', { value: 'wav' }, 'WAV'), h('option', { value: 'mp3' }, 'MP3'));
-  const submit = h('button.btn.btn-primary', { type: 'submit' }, 'Synthesize');
-  const cancel = h('button.btn', { type: 'button', hidden: true }, 'Cancel');
+  const submit = h('button.btn.btn-primary', { type: 'submit' }, t('tts.synthesize'));
+  const cancel = h('button.btn', { type: 'button', hidden: true }, t('tts.cancel'));
 
-  const progress = h('progress#tts-progress', { max: 100, value: 0, 'aria-label': 'Synthesis progress' });
+  const progress = h('progress#tts-progress', { max: 100, value: 0, 'aria-label': t('tts.progressLabel') });
   const progressText = h('span#tts-progress-text', { 'aria-live': 'polite' }, '');
   const audio = h('audio#tts-audio', { controls: true, preload: 'auto', hidden: true });
-  const download = h('a.btn#tts-download', { hidden: true }, 'Download audio');
+  const download = h('a.btn#tts-download', { hidden: true }, t('tts.download'));
   const resultCard = h('section.card', { hidden: true },
-    h('h2', 'Progress'), h('div.progress-wrap', progress, progressText), audio, h('div.row', download));
+    h('h2', t('tts.progress')), h('div.progress-wrap', progress, progressText), audio, h('div.row', download));
   const tasks = h('div');
 
   async function showAudio(task) {
@@ -47,11 +51,11 @@ export async function ttsView(root) {
     download.hidden = false;
   }
 
-  function setProgress(t) {
-    const p = Math.max(0, Math.min(100, t.progress || 0));
+  function setProgress(task) {
+    const p = Math.max(0, Math.min(100, task.progress || 0));
     progress.value = p;
-    const segs = t.segmentsTotal ? ` · ${t.segmentsDone}/${t.segmentsTotal} segments` : '';
-    progressText.textContent = `${p} % · ${STATUS[t.taskStatus] || t.taskStatus}${segs}`;
+    const segs = task.segmentsTotal ? t('tts.segments', { done: task.segmentsDone, total: task.segmentsTotal }) : '';
+    progressText.textContent = t('tts.progressText', { p, status: statusText(task.taskStatus), segs });
   }
 
   async function follow(taskId) {
@@ -63,7 +67,7 @@ export async function ttsView(root) {
       for await (const ev of sseEvents(res, controller.signal)) {
         if (ev.event === 'progress' || ev.event === 'done' || ev.event === 'failed') setProgress(ev.data);
         if (ev.event === 'done' || ev.event === 'failed') { final = ev.data; break; }
-        if (ev.event === 'error') throw new Error(ev.data && ev.data.message ? ev.data.message : 'progress stream failed');
+        if (ev.event === 'error') throw new Error(ev.data && ev.data.message ? ev.data.message : t('tts.streamFailed'));
       }
       // The stream ended early (a proxy cut it?): poll until the task ends.
       while (!final || final.taskStatus === 1 || final.taskStatus === 3) {
@@ -73,7 +77,7 @@ export async function ttsView(root) {
       }
       setProgress(final);
       if (final.taskStatus === 5) await showAudio(final);
-      else if (final.taskStatus === 4) alert.error(new Error(`Synthesis failed: ${final.errorMessage || 'unknown error'}`));
+      else if (final.taskStatus === 4) alert.error(new Error(t('tts.failed', { msg: final.errorMessage || t('tts.unknownError') })));
     } catch (e) {
       if (e.name !== 'AbortError') alert.error(e);
     } finally {
@@ -85,27 +89,27 @@ export async function ttsView(root) {
   }
 
   const form = h('form.stack',
-    field('Text', text).wrap, count,
-    h('div.grid-3', field('Voice', voice).wrap, field('Language', language).wrap, field('Format', format).wrap),
-    field('Speed', speed, 'Slower ← 50 → faster').wrap,
+    field(t('tts.text'), text).wrap, count,
+    h('div.grid-3', field(t('tts.voice'), voice).wrap, field(t('tts.language'), language).wrap, field(t('tts.format'), format).wrap),
+    field(t('tts.speed'), speed, t('tts.speedHint')).wrap,
     alert.el, h('div.row', submit, cancel));
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     alert.clear();
-    if (!text.value.trim()) { alert.info('Enter some text first.'); text.focus(); return; }
+    if (!text.value.trim()) { alert.info(t('tts.enterText')); text.focus(); return; }
     await busy(submit, async () => {
       try {
         const body = { text: text.value, speed: Number(speed.value), audioEncoding: format.value };
         if (voice.value) body.vcn = voice.value;
         if (language.value !== 'auto') body.language = language.value;
-        const t = await api(`${T}/tasks`, { method: 'POST', body });
+        const task = await api(`${T}/tasks`, { method: 'POST', body });
         audio.hidden = true;
         download.hidden = true;
         resultCard.hidden = false;
-        setProgress(t);
-        await follow(t.taskId);
+        setProgress(task);
+        await follow(task.taskId);
       } catch (e) { alert.error(e); }
-    }, 'Synthesizing…');
+    }, t('tts.synthesizing'));
   });
   cancel.addEventListener('click', () => controller && controller.abort());
 
@@ -113,21 +117,21 @@ export async function ttsView(root) {
     try {
       const page = await api(`${T}/tasks?current=1&size=10`);
       const rs = page.records || [];
-      clear(tasks, rs.length ? h('ul.records', ...rs.map((t) => h('li',
-        h('span', `${t.textPreview || t.taskId} — ${STATUS[t.taskStatus] || t.taskStatus}, ${t.progress} %`),
-        h('small.muted', ` ${fmtTime(t.createTime)} `),
-        t.taskStatus === 5 ? h('button.btn.btn-small', { type: 'button', onclick: async (e) => {
+      clear(tasks, rs.length ? h('ul.records', ...rs.map((task) => h('li',
+        h('span', h('span', { 'data-user-content': '' }, task.textPreview || task.taskId), t('tts.taskLine', { status: statusText(task.taskStatus), p: task.progress || 0 })),
+        h('small.muted', ` ${fmtTime(task.createTime)} `),
+        task.taskStatus === 5 ? h('button.btn.btn-small', { type: 'button', onclick: async (e) => {
           await busy(e.currentTarget, async () => {
-            try { resultCard.hidden = false; setProgress(t); await showAudio(t); audio.focus(); } catch (err) { alert.error(err); }
+            try { resultCard.hidden = false; setProgress(task); await showAudio(task); audio.focus(); } catch (err) { alert.error(err); }
           });
-        } }, 'Play') : null))) : h('p.muted', 'No tasks yet.'));
+        } }, t('tts.play')) : null))) : h('p.muted', t('tts.noTasks')));
     } catch (e) { clear(tasks, h('p.muted', describeError(e))); }
   }
 
   clear(root,
-    h('section.card', h('h1', 'Speech synthesis'), h('p.muted', 'Turn long text into speech. Long texts are split into segments; the bar shows the real progress.'), form),
+    h('section.card', h('h1', t('tts.title')), h('p.muted', t('tts.intro')), form),
     resultCard,
-    h('section.card', h('h2', 'Recent tasks'), tasks));
+    h('section.card', h('h2', t('tts.recent')), tasks));
   loadTasks();
   return () => { if (controller) controller.abort(); urls.forEach((u) => URL.revokeObjectURL(u)); };
 }

@@ -2,6 +2,7 @@
 // alerts, toasts, forms.
 
 import { describeError } from './api.js';
+import { fmtDate, fmtNumber, t } from './i18n.js';
 
 /**
  * h('button.btn#id', {type:'button', onclick}, 'text', child...) builds an
@@ -80,9 +81,9 @@ export function alertBox() {
 export function toast(text, kind = 'info', ms = 4000) {
   const box = document.getElementById('toasts');
   if (!box) return;
-  const t = h(`div.toast.toast-${kind}`, text);
-  box.append(t);
-  setTimeout(() => t.remove(), ms);
+  const el = h(`div.toast.toast-${kind}`, text);
+  box.append(el);
+  setTimeout(() => el.remove(), ms);
 }
 
 /** Disables button while fn runs; returns fn's result. */
@@ -101,13 +102,13 @@ export async function busy(button, fn, busyText) {
 }
 
 export function offlineBadge() {
-  return h('span.badge.badge-offline', { title: 'This answer comes from the built-in offline model, not a real AI' }, 'offline model');
+  return h('span.badge.badge-offline', { title: t('offline.answerTitle') }, t('offline.badge'));
 }
 
+/** A server timestamp in the page's locale ('' when missing or unreadable). */
 export function fmtTime(s) {
   if (!s) return '';
-  const d = new Date(s);
-  return Number.isNaN(d.getTime()) ? s : d.toLocaleString();
+  return fmtDate(s);
 }
 
-export function scoreText(v) { return v === null || v === undefined ? '—' : String(v); }
+export function scoreText(v) { return v === null || v === undefined ? '—' : fmtNumber(v); }
