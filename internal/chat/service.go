@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
+	"github.com/xunzhi-ai/aimeeting/internal/airouting"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
@@ -409,6 +410,7 @@ func (t *Turn) Run(ctx context.Context, onChunk func(llm.Chunk) error) (Result, 
 	start := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StreamTimeout)
 	defer cancel()
+	sctx = airouting.WithConversation(sctx, t.conv.ID) // for usage accounting
 	// A model that stops sending ends the answer after IdleTimeout without
 	// a chunk, rather than holding the client until the whole-answer
 	// timeout.

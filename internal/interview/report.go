@@ -39,7 +39,7 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 	if err != nil {
 		return DemeanorResult{}, err
 	}
-	prov := s.demeanorProvider()
+	prov := s.demeanorProvider(ctx)
 	switch {
 	case seen: // the same photo again: its stored result, no model call
 	case !prov.SupportsVision():
@@ -73,10 +73,15 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 	return res, nil
 }
 
-// demeanorProvider is the model that serves the demeanor stage. Hook for
-// the model routing (issue 16): the route of StageDemeanor goes here; until
-// then every stage uses the service's provider.
-func (s *Service) demeanorProvider() llm.Provider { return s.provider }
+// demeanorProvider is the model that serves the demeanor stage: the first
+// model of its route (the routing accepts only vision models there), else
+// the service's provider.
+func (s *Service) demeanorProvider(ctx context.Context) llm.Provider {
+	if p := s.inv.routedProvider(ctx, StageDemeanor); p != nil {
+		return p
+	}
+	return s.provider
+}
 
 // DemeanorCapability says whether photos can be assessed, so that a page
 // offers the camera only when they can.
@@ -95,8 +100,8 @@ const ReasonNoVision = "no-vision"
 
 // DemeanorCapabilityIn reports whether demeanor can be assessed, worded in
 // lang.
-func (s *Service) DemeanorCapabilityIn(lang string) DemeanorCapability {
-	if s.demeanorProvider().SupportsVision() {
+func (s *Service) DemeanorCapabilityIn(ctx context.Context, lang string) DemeanorCapability {
+	if s.demeanorProvider(ctx).SupportsVision() {
 		return DemeanorCapability{Available: true}
 	}
 	return DemeanorCapability{ReasonCode: ReasonNoVision, Reason: demeanorNotAssessed(lang)}
@@ -110,8 +115,8 @@ type Capabilities struct {
 
 // Capabilities reports the server's interview capabilities, worded in
 // lang (LangEN when not LangZH).
-func (s *Service) Capabilities(lang string) Capabilities {
-	return Capabilities{Offline: s.provider.Offline(), Demeanor: s.DemeanorCapabilityIn(lang)}
+func (s *Service) Capabilities(ctx context.Context, lang string) Capabilities {
+	return Capabilities{Offline: s.provider.Offline(), Demeanor: s.DemeanorCapabilityIn(ctx, lang)}
 }
 
 // meanScore is the rounded mean, nil for none.
