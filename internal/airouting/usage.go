@@ -295,10 +295,11 @@ func percentile(sorted []int64, p float64) int64 {
 	return sorted[max(0, min(i, len(sorted)-1))]
 }
 
-// subjectKey carries the session or conversation a call serves.
+// subjectKey carries the chat conversation a call serves (interview calls
+// name their session in the event itself).
 type subjectKey struct{}
 
-type subject struct{ session, conversation string }
+type subject struct{ conversation string }
 
 // WithConversation marks ctx as serving a chat conversation, for usage.
 func WithConversation(ctx context.Context, id string) context.Context {
