@@ -635,7 +635,7 @@ async function questionStep(root, sid, onCleanup, restore) {
     return h('section.card.feedback-card', { tabindex: '-1', 'aria-labelledby': 'feedback-title' },
       heading, ...body,
       h(d.isFollowUp && !finished ? 'p.fb-marker.fb-marker-followup' : 'p.fb-marker', marker),
-      h('div.row', nextBtn));
+      h('div.row.next-row', nextBtn));
   }
 
   /**
@@ -651,7 +651,10 @@ async function questionStep(root, sid, onCleanup, restore) {
     clear(feedback, card);
     if (fb.d.totalScore !== null && fb.d.totalScore !== undefined) runScore.textContent = t('iv.q.runningScore', { score: fb.d.totalScore });
     if (focus) {
-      card.scrollIntoView({ block: 'start' });
+      // Below the sticky header (two rows on a phone), not under it.
+      const bar = document.getElementById('topbar');
+      const top = card.getBoundingClientRect().top + window.scrollY - (bar ? bar.getBoundingClientRect().height : 0) - 8;
+      window.scrollTo(0, Math.max(0, top));
       card.focus({ preventScroll: true });
     }
   }
