@@ -126,6 +126,7 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     await failure.getByRole('button', { name: 'Try again' }).click();
     await page.locator('.progress-panel .step-current', { hasText: 'Scoring the answer' }).waitFor({ timeout: 15000 });
     assert.match(await page.locator('.progress-panel .progress-title').textContent(), /Evaluating your answer/);
+    await screenshot(page, 'interview-progress');
     const card = page.locator('.feedback-card');
     await card.waitFor({ timeout: 60000 });
     assert.equal(await card.locator('.feedback-title').textContent(), 'Feedback on question 1');
