@@ -135,6 +135,7 @@ async function walk() {
     assert.match(await page.locator('.feedback-card .feedback-title').textContent(), locale === 'en' ? /^Feedback on/ : /的反馈/);
     assert.match(await page.locator('.feedback-card .level').textContent(), locale === 'en' ? /excellent|qualified|needs improvement/ : /优秀|合格|有待提高/);
     await expectClean('feedback card', locale);
+    if (locale === 'zh-CN') await screenshot(page, 'zh-interview-feedback', { fullPage: true });
     await page.locator('.feedback-card .next-btn').click();
     await page.waitForFunction((prev) => {
       const fin = document.querySelector('.finish-card');
