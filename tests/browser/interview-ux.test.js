@@ -126,6 +126,7 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     await failure.getByRole('button', { name: 'Try again' }).click();
     await page.locator('.progress-panel .step-current', { hasText: 'Scoring the answer' }).waitFor({ timeout: 15000 });
     assert.match(await page.locator('.progress-panel .progress-title').textContent(), /Evaluating your answer/);
+    await page.waitForFunction(() => /[1-9]/.test(document.querySelector('.progress-panel .step-current .step-time')?.textContent || ''), null, { timeout: 10000 });
     await screenshot(page, 'interview-progress');
     const card = page.locator('.feedback-card');
     await card.waitFor({ timeout: 60000 });

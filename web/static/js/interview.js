@@ -74,6 +74,7 @@ function showFailure(alert, e, retry, requestId) {
   if (!serverSide) { alert.error(e); return; }
   let msg = t('iv.fail.generic');
   if (e instanceof NetworkError) msg = t('err.network');
+  else if (!(e instanceof ApiError) && e && e.message) msg = e.message; // the page's own words (t())
   else if (e instanceof ApiError && e.message && e.status >= 500 && e.status !== 500) msg = sentence(e.message);
   const id = (e instanceof ApiError && e.requestId) || requestId || '';
   const retryBtn = h('button.btn.btn-primary.retry-btn', { type: 'button' }, t('iv.fail.retry'));
@@ -597,7 +598,10 @@ async function questionStep(root, sid, onCleanup, restore) {
           pending = null;
           const keep = answer.value;
           show(e.data);
-          if (!e.data.finished) answer.value = keep;
+          if (!e.data.finished && e.data.questionNumber) {
+            answer.value = keep;
+            saveDraft(sid, e.data.questionNumber, keep);
+          }
           alert.info(e.data.questionNumber ? t('iv.q.currentN', { msg: e.message, qn: e.data.questionNumber }) : t('iv.q.current', { msg: e.message }));
         } else {
           showFailure(alert, e, submitAnswer, pending && pending.requestId);

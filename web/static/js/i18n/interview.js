@@ -147,7 +147,7 @@ addMessages({
     'iv.fb.asked': 'Question',
     'iv.fb.yourAnswer': 'Your answer',
     'iv.fb.noted': 'What the interviewer noted',
-    'iv.fb.previous': 'Your previous answer ({qn}): feedback',
+    'iv.fb.previous': 'Feedback on your previous answer ({qn})',
     'iv.fb.last': 'That was the last question.',
     'iv.fb.followUpNext': 'Next: a follow-up question on this answer.',
     'iv.fb.nextMain': 'Next: question {qn}.',
