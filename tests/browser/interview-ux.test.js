@@ -100,7 +100,12 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     await page.locator('.question-text').waitFor();
 
     // A vision model serves the demeanor stage: the camera is offered.
-    await page.getByRole('button', { name: 'Turn on camera' }).waitFor();
+    await page.getByRole('button', { name: 'Turn on camera' }).click();
+    await page.waitForFunction(() => { const v = document.querySelector('.camera video'); return v && v.videoWidth > 0; }, null, { timeout: 20000 });
+    await page.getByRole('button', { name: 'Take a snapshot' }).click();
+    await page.locator('.demeanor dl.facts').waitFor({ timeout: 20000 });
+    assert.match(await page.locator('.demeanor').textContent(), /Composite\s*\d+/);
+    await page.getByRole('button', { name: 'Turn off camera' }).click();
 
     // A draft survives a reload.
     const answer = page.getByLabel('Your answer');
