@@ -156,8 +156,9 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     assert.equal(await page.getByLabel('Your answer').inputValue(), '', 'the sent draft is gone');
 
     // The live report while the interview runs: marked in progress; Back returns to the interview.
-    await page.goto(`${base}/#/interview/report/${sid}`);
+    await page.getByRole('link', { name: 'Report so far' }).click();
     await page.locator('.badge-live').waitFor();
+    assert.ok(page.url().endsWith(`#/interview/report/${sid}`));
     assert.equal(await page.locator('.badge-live').textContent(), 'In progress');
     await page.goBack();
     await page.locator('.question-text').waitFor();
@@ -267,7 +268,9 @@ test('a report without answers: no Potential, no "0 min", the reason shown', { t
     assert.match(meta, /0 answers/);
     assert.doesNotMatch(meta, /\bmin\b/, `no minutes: ${meta}`);
     assert.ok((await page.locator('.report-not-assessed').textContent()).length > 10, 'the reason is shown');
-    assert.match(await page.locator('.playback').count() ? '' : await page.locator('.card').last().textContent(), /No answers were given/);
+    assert.equal(await page.locator('.playback').count(), 0);
+    assert.match(await page.locator('.card').last().textContent(), /No answers were given/);
+    await screenshot(page, 'report-empty', { fullPage: true });
     assertNoPageErrors(browser.errors);
   } catch (e) {
     await failureShot(page, 'ux-empty');

@@ -778,7 +778,8 @@ async function questionStep(root, sid, onCleanup, restore) {
           restore.interviewType ? h('span.iv-direction', { 'data-user-content': '' }, restore.interviewType) : null,
           runScore),
         questionCard, feedback, finishCard, previous),
-      h('aside.interview-side', camera, h('section.card', h('h2', t('iv.finish.title')), h('p.muted', t('iv.finish.intro')), finishBtn))));
+      h('aside.interview-side', camera, h('section.card', h('h2', t('iv.finish.title')), h('p.muted', t('iv.finish.intro')),
+        h('div.row', finishBtn, h('a.btn.btn-ghost.live-report-link', { href: `#/interview/report/${enc(sid)}` }, t('iv.q.liveReport')))))));
   show(cur);
 
   // After a reload: the last feedback again, waiting for "Next question"
