@@ -26,13 +26,15 @@ function extraction() {
   return JSON.stringify({ questions, suggestions: ['Add links to code.'], interviewType: 'backend engineer', resumeScore: 75 });
 }
 
-/** The evaluation of an answer: every dimension met (score 88), partial when the answer says WEAK. */
+/** The evaluation of an answer: every dimension met (score 88), partial when the answer says WEAK, without evidence when it says VAGUE. */
 function evaluation(input) {
   const weak = /WEAK/.test(input.answer || '');
+  // VAGUE: no dimension has evidence, so the server hides the score.
+  const evidence = /VAGUE/.test(input.answer || '') ? '' : 'said so';
   const anchor = input.question && input.question.anchors && input.question.anchors[0] ? input.question.anchors[0].name : 'core idea';
   return JSON.stringify({
     result: {
-      dimensions: DIMENSIONS.map((id) => ({ id, status: weak && (id === 'completeness' || id === 'depth') ? 'partial' : 'met', evidence: 'said so', confidence: 0.95 })),
+      dimensions: DIMENSIONS.map((id) => ({ id, status: weak && (id === 'completeness' || id === 'depth') ? 'partial' : 'met', evidence, confidence: 0.95 })),
       anchors: [{ name: anchor, status: weak ? 'partial' : 'met', evidence: 'e' }, { name: 'trade-offs', status: 'met', evidence: 'e' }],
       score: 88,
       feedback: 'Clear answer about the topic: you named the design and its trade-offs. Add a measured result next time.',

@@ -155,6 +155,15 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     assert.match(await page.locator('.feedback-prev summary').textContent(), /previous answer \(1\)/, 'the feedback stays, folded');
     assert.equal(await page.getByLabel('Your answer').inputValue(), '', 'the sent draft is gone');
 
+    // An answer without evidence: no score, and why.
+    await page.getByLabel('Your answer').fill('VAGUE: it depends on many things, I would look into it when needed.');
+    await page.getByRole('button', { name: 'Submit answer' }).click();
+    await card.waitFor({ timeout: 60000 });
+    assert.equal(await card.locator('.score').textContent(), 'No score');
+    assert.ok((await card.locator('.score-hidden-reason').textContent()).length > 10, 'the reason for no score');
+    await card.locator('.next-btn').click();
+    await page.locator('.question-card:not([hidden]) .question-text').waitFor();
+
     // The live report while the interview runs: marked in progress; Back returns to the interview.
     await page.getByRole('link', { name: 'Report so far' }).click();
     await page.locator('.badge-live').waitFor();
