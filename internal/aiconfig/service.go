@@ -318,6 +318,7 @@ func (s *Service) resolved(p Property) (Resolved, error) {
 }
 
 func toLLMConfig(p Property) llm.Config {
-	return llm.Config{Type: p.Type, BaseURL: p.APIURL, APIKey: p.APIKey, Model: p.ModelName,
+	return llm.Config{Type: p.Type, BaseURL: p.APIURL, APIKey: p.APIKey, APISecret: p.APISecret,
+		Organization: p.OrganizationID, Project: p.ProjectID, Model: p.ModelName,
 		MaxTokens: p.MaxTokens, Temperature: p.Temperature, Vision: p.SupportsVision}
 }

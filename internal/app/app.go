@@ -246,7 +246,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	r.Use(httpx.Middleware(log, httpx.NewMetrics(reg), cfg.Server.MaxBody)...)
 	r.Use(httpx.ReadTimeout(cfg.Server.ReadTimeout))
 	r.Use(httpx.CORS(cfg.Server.CORS.Origins(), cfg.Server.CORS.AllowCredentials))
-	r.NoRoute(func(c *gin.Context) { httpx.Error(c, apperr.NotFound("route "+c.Request.URL.Path)) })
+	r.NoRoute(func(c *gin.Context) {
+		httpx.Error(c, apperr.New(apperr.KindNotFound, "route %s not found", c.Request.URL.Path))
+	})
 	r.NoMethod(func(c *gin.Context) {
 		httpx.Error(c, apperr.New(apperr.KindMethodNotAllowed, "method %s is not allowed on %s; allowed: %s",
 			c.Request.Method, c.Request.URL.Path, c.Writer.Header().Get("Allow")))
@@ -327,7 +329,7 @@ func readyz(gdb *gorm.DB, rdb redis.UniversalClient) gin.HandlerFunc {
 		if !ready {
 			// Not an error of the request: a 503 whose data says what is down.
 			c.AbortWithStatusJSON(http.StatusServiceUnavailable, httpx.Envelope{Code: apperr.CodeAIUnavailable,
-				Message: "not ready", Data: checks, RequestID: httpx.RequestID(c)})
+				Message: httpx.Text(c, "not ready"), Data: checks, RequestID: httpx.RequestID(c)})
 			return
 		}
 		httpx.Respond(c, checks, nil)

@@ -9,7 +9,7 @@ import { t } from './i18n.js';
 import './i18n/admin.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
 
-const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'ollama', 'offline', 'other'];
+const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'qwen', 'zhipu', 'moonshot', 'ollama', 'offline', 'other'];
 // Agent tag codes (internal/agent.Tags); their names come from the catalog (tag.<code>).
 const TAG_CODES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 99];
 
