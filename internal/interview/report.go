@@ -317,7 +317,7 @@ func (s *Service) Records(ctx context.Context, userID string, p page.Request, f 
 
 // RadarSVG draws the radar as a standalone SVG: five axes, rings at every
 // 20 points, the score polygon, and each axis labelled with its score
-// ("n/a" for an absent input, drawn at the centre).
+// ("n/a", in Chinese "未评估", for an absent input, drawn at the centre).
 func RadarSVG(r Radar) []byte { return RadarSVGIn(r, LangEN) }
 
 // RadarSVGIn is RadarSVG with the axes labelled in lang.
@@ -330,7 +330,11 @@ func RadarSVGIn(r Radar, lang string) []byte {
 		return cx + radius*frac*math.Cos(a), cy + radius*frac*math.Sin(a)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="Interview radar chart">`, size, size, size, size)
+	title, absent := "Interview radar chart", "n/a"
+	if lang == LangZH {
+		title, absent = "面试雷达图", "未评估"
+	}
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="%s">`, size, size, size, size, title)
 	b.WriteString(`<rect width="100%" height="100%" fill="#ffffff"/>`)
 	for ring := 1; ring <= 5; ring++ {
 		var pts []string
@@ -354,7 +358,7 @@ func RadarSVGIn(r Radar, lang string) []byte {
 	fmt.Fprintf(&b, `<polygon points="%s" fill="rgba(37,99,235,0.25)" stroke="#2563eb" stroke-width="2"/>`, strings.Join(poly, " "))
 	for i, d := range dims {
 		x, y := point(i, 1.18)
-		value := "n/a"
+		value := absent
 		if d.Score != nil {
 			value = fmt.Sprint(*d.Score)
 			px, py := point(i, float64(*d.Score)/100)
