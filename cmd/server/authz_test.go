@@ -44,6 +44,8 @@ var policy = map[string]string{
 	"PUT /api/xunzhi/v1/ai-properties": "admin", "PUT /api/xunzhi/v1/ai-properties/": "admin",
 	"DELETE /api/xunzhi/v1/ai-properties/:id": "admin", "PUT /api/xunzhi/v1/ai-properties/:id/status": "admin",
 	"POST /api/xunzhi/v1/ai-properties/test": "admin", "POST /api/xunzhi/v1/ai-properties/:id/test": "admin",
+	"GET /api/xunzhi/v1/ai-routing": "admin", "PUT /api/xunzhi/v1/ai-routing": "admin",
+	"GET /api/xunzhi/v1/ai-usage": "admin",
 
 	"GET /api/xunzhi/v1/agent-properties": "user", "GET /api/xunzhi/v1/agent-properties/": "user",
 	"GET /api/xunzhi/v1/agent-properties/:id": "user", "GET /api/xunzhi/v1/agent-properties/byName": "user",

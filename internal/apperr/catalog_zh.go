@@ -286,6 +286,22 @@ var zhCN = map[string]string{
 	"AI stage %q is busy: %d model calls already in flight (bulkhead full), try again shortly":      "AI 阶段 %q 繁忙：已有 %d 个模型调用在进行中（舱壁已满），请稍后重试",
 	"AI stage %q is paused after repeated model failures (circuit breaker open), try again shortly": "AI 阶段 %q 因模型多次失败已暂停（熔断器打开），请稍后重试",
 	"AI stage %q is busy: model call rate limit of %g/s reached, try again shortly":                 "AI 阶段 %q 繁忙：已达到每秒 %g 次的模型调用频率上限，请稍后重试",
+
+	// Model routing and usage (airouting).
+	"cannot delete ai-property %s: stages %s are routed to it; change their routes under /ai-routing first":               "无法删除 AI 配置 %s：阶段 %s 正路由到它，请先在 /ai-routing 中修改这些阶段的路由",
+	"cannot disable ai-property %s: stages %s are routed to it; change their routes under /ai-routing first":              "无法停用 AI 配置 %s：阶段 %s 正路由到它，请先在 /ai-routing 中修改这些阶段的路由",
+	"%s must be a date (2026-01-31) or an RFC 3339 time (2026-01-31T08:00:00Z), not %q":                                   "%s 必须是日期（2026-01-31）或 RFC 3339 时间（2026-01-31T08:00:00Z），而不是 %q",
+	"routes is required: give at least one stage, e.g. {\"routes\": {\"interview-evaluation\": {\"aiIds\": [\"<id>\"]}}}": "routes 为必填项：至少给出一个阶段，例如 {\"routes\": {\"interview-evaluation\": {\"aiIds\": [\"<id>\"]}}}",
+	"unknown stage %q; stages are %s":                                                        "未知的阶段 %q；可用的阶段为 %s",
+	"stage %s: at most %d models per route":                                                  "阶段 %s：每条路由最多 %d 个模型",
+	"stage %s: ai-property %q is listed twice":                                               "阶段 %s：AI 配置 %q 重复出现",
+	"stage %s: give ai-property ids; the default model is what a stage without a route uses": "阶段 %s：请给出 AI 配置 id；未配置路由的阶段本就使用默认模型",
+	"stage %s: unknown ai-property id %q":                                                    "阶段 %s：未知的 AI 配置 id %q",
+	"stage %s: ai-property %q (%s) is disabled; enable it first":                             "阶段 %s：AI 配置 %q（%s）已停用，请先启用",
+	"stage %s needs a vision model: ai-property %q (%s) does not have supportsVision":        "阶段 %s 需要支持视觉的模型：AI 配置 %q（%s）未开启 supportsVision",
+	"groupBy must be stage, model or day, not %q":                                            "groupBy 必须是 stage、model 或 day，而不是 %q",
+	"from must be before to":                                                                 "from 必须早于 to",
+	"the period from..to must be at most %d days":                                            "from 到 to 的时间段最多 %d 天",
 }
 
 // usernameRule is users.UsernameRule (the catalog cannot import users);

@@ -121,7 +121,7 @@ func (h *Handler) capabilities(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	httpx.Respond(c, h.svc.Capabilities(lang), nil)
+	httpx.Respond(c, h.svc.Capabilities(c.Request.Context(), lang), nil)
 }
 
 func (h *Handler) page(c *gin.Context) {

@@ -1039,7 +1039,7 @@ func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restor
 		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
 		Current: s.currentResp(st), Offline: st.sess.Offline, Read: st.sess.Read,
 		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language,
-		Demeanor: s.DemeanorCapabilityIn(sessionLanguage(st.sess))}, nil
+		Demeanor: s.DemeanorCapabilityIn(ctx, sessionLanguage(st.sess))}, nil
 }
 
 // MainQuestions returns {number: text} of the main questions.

@@ -12,6 +12,8 @@ const views = {
   interview: () => import('./interview.js').then((m) => m.interviewView),
   tts: () => import('./tts.js').then((m) => m.ttsView),
   admin: () => import('./admin.js').then((m) => m.adminView),
+  'admin-routing': () => import('./airouting.js').then((m) => m.routingView),
+  'admin-usage': () => import('./airouting.js').then((m) => m.usageView),
 };
 
 const main = document.getElementById('main');
