@@ -1,18 +1,20 @@
 #!/usr/bin/env bash
 # A local AI-Meeting cluster for development and load tests, on loopback:
-# N server processes (default 3) sharing their own MariaDB and Redis, behind
-# nginx, each supervised (restarted 1 s after it dies, like a container
-# restart policy). Nothing shared with the test services: its own
-# mariadbd (port 3390, datadir under $STATE_DIR), redis-server (6390) and
-# nginx (8088, prefix under $STATE_DIR).
+# N server processes (default 3) sharing their own MariaDB, Redis and S3
+# object store and nothing else (each has its own data dir), behind nginx,
+# each supervised (restarted 1 s after it dies, like a container restart
+# policy). Nothing shared with the test services: its own mariadbd (port
+# 3390, datadir under $STATE_DIR), redis-server (6390), object store
+# (versitygw on 9390, bucket under $STATE_DIR/s3) and nginx (8088, prefix
+# under $STATE_DIR).
 #
 #   scripts/cluster.sh [up]              start, print the URL, run until Ctrl-C (stops everything)
 #   scripts/cluster.sh chaos kill-app I  kill -9 instance I (1..N); its supervisor restarts it
-#   scripts/cluster.sh chaos restart-redis | restart-db   shut the service down; it is restarted
+#   scripts/cluster.sh chaos restart-redis | restart-db | restart-s3   shut the service down; it is restarted
 #   scripts/cluster.sh status            what runs
 #
 # Settings (environment): N=3 HTTP_PORT=8088 APP_PORT=18081 (instance I listens on
-# APP_PORT+I-1) REDIS_PORT=6390 DB_PORT=3390 STATE_DIR=/tmp/aimeeting-cluster
+# APP_PORT+I-1) REDIS_PORT=6390 DB_PORT=3390 S3_PORT=9390 STATE_DIR=/tmp/aimeeting-cluster
 # BIN (a built server; default: go build) KEEP_DATA=1 (keep the database between runs)
 # RESTART_DELAY=1. Every other variable (AI_PROVIDER, AI_OPENAI_*, LOG_LEVEL, ...)
 # reaches the servers as configuration; "{i}" in AI_OPENAI_BASE_URL becomes the
@@ -25,6 +27,9 @@ HTTP_PORT=${HTTP_PORT:-8088}
 APP_PORT=${APP_PORT:-18081}
 REDIS_PORT=${REDIS_PORT:-6390}
 DB_PORT=${DB_PORT:-3390}
+S3_PORT=${S3_PORT:-9390}
+S3_ACCESS=aimeeting-cluster
+S3_SECRET=aimeeting-cluster-secret
 STATE_DIR=${STATE_DIR:-/tmp/aimeeting-cluster}
 RESTART_DELAY=${RESTART_DELAY:-1}
 DB_SOCKET=$STATE_DIR/mysqld.sock
@@ -51,7 +56,14 @@ chaos() {
 		log "mariadb: shutdown; the supervisor restarts it"
 		mariadb-admin --no-defaults --socket="$DB_SOCKET" -uroot shutdown
 		;;
-	*) die "chaos kill-app I | restart-redis | restart-db" ;;
+	restart-s3)
+		local pid
+		pid=$(pid_of s3)
+		[ -n "$pid" ] || die "no pid for the object store"
+		log "object store: kill (pid $pid); the supervisor restarts it"
+		kill -TERM "$pid"
+		;;
+	*) die "chaos kill-app I | restart-redis | restart-db | restart-s3" ;;
 	esac
 }
 
@@ -104,7 +116,7 @@ stop_all() {
 	log "stopping"
 	local name pid
 	# Front to back: nginx, the servers (graceful), then Redis and MariaDB.
-	for name in nginx $(for i in $(seq 1 "$N"); do echo "app$i"; done) redis; do
+	for name in nginx $(for i in $(seq 1 "$N"); do echo "app$i"; done) redis s3; do
 		pid=$(pid_of "$name")
 		[ -n "$pid" ] && kill -TERM "$pid" 2>/dev/null || true
 	done
@@ -118,11 +130,11 @@ up() {
 	need mariadbd mariadb-server
 	need redis-server redis-server
 	need nginx nginx-light
-	for p in "$HTTP_PORT" "$REDIS_PORT" "$DB_PORT" $(seq "$APP_PORT" $((APP_PORT + N - 1))); do
+	for p in "$HTTP_PORT" "$REDIS_PORT" "$DB_PORT" "$S3_PORT" $(seq "$APP_PORT" $((APP_PORT + N - 1))); do
 		port_free "$p" || die "port $p is in use (another cluster? set the *_PORT variables)"
 	done
 	if [ "${KEEP_DATA:-}" != 1 ]; then rm -rf "$STATE_DIR"; fi
-	mkdir -p "$STATE_DIR"/{logs,pids,data,redis,nginx}
+	mkdir -p "$STATE_DIR"/{logs,pids,redis,nginx,s3/aimeeting}
 	rm -f "$STATE_DIR/stopping" "$STATE_DIR"/pids/*
 	trap 'stop_all; exit 0' INT TERM
 	trap stop_all EXIT # also when start-up fails
@@ -154,6 +166,14 @@ up() {
 	wait_for "Redis on $REDIS_PORT" 30 redis-cli -p "$REDIS_PORT" ping
 	log "Redis up on 127.0.0.1:$REDIS_PORT"
 
+	# The object store, dedicated: the Versity S3 gateway serving a directory
+	# (bucket "aimeeting"), installed with go install on first use.
+	local gw
+	gw=$(bash scripts/s3-deps.sh)
+	supervise s3 "$gw" --access "$S3_ACCESS" --secret "$S3_SECRET" --port "127.0.0.1:$S3_PORT" --quiet posix "$STATE_DIR/s3" &
+	wait_for "object store on $S3_PORT" 30 bash -c "exec 3<>/dev/tcp/127.0.0.1/$S3_PORT"
+	log "object store up on 127.0.0.1:$S3_PORT (bucket aimeeting)"
+
 	local urls=() i port base_url
 	for i in $(seq 1 "$N"); do
 		port=$((APP_PORT + i - 1))
@@ -161,7 +181,9 @@ up() {
 		# In the state dir: a ./application.yaml of the checkout must not
 		# override the binary's embedded defaults.
 		supervise "app$i" env -C "$STATE_DIR" \
-			SERVER_HOST=127.0.0.1 SERVER_PORT="$port" SERVER_TRUSTED_PROXIES=127.0.0.1 DATA_DIR="$STATE_DIR/data" \
+			SERVER_HOST=127.0.0.1 SERVER_PORT="$port" SERVER_TRUSTED_PROXIES=127.0.0.1 DATA_DIR="$STATE_DIR/data$i" \
+			STORAGE_URL="s3://aimeeting?endpoint=http://127.0.0.1:$S3_PORT&region=us-east-1&use_path_style=true" \
+			AWS_ACCESS_KEY_ID="$S3_ACCESS" AWS_SECRET_ACCESS_KEY="$S3_SECRET" AWS_REGION=us-east-1 \
 			DATABASE_DRIVER=mysql DATABASE_DSN="root@tcp(127.0.0.1:$DB_PORT)/aimeeting" \
 			REDIS_ADDRS="127.0.0.1:$REDIS_PORT" XUNZHI_AGENT_AI_SINGLEFLIGHT_MODE="${XUNZHI_AGENT_AI_SINGLEFLIGHT_MODE:-hybrid}" \
 			XUNZHI_AGENT_AI_SINGLEFLIGHT_INSTANCE_ID="app$i" AI_OPENAI_BASE_URL="${base_url//\{i\}/$i}" \

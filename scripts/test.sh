@@ -10,7 +10,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 bash scripts/services.sh
-for deps in speech-deps tts-deps browser-deps pdf-deps ocr-deps; do
+for deps in speech-deps tts-deps browser-deps pdf-deps ocr-deps s3-deps; do
 	if [ -f "scripts/$deps.sh" ]; then bash "scripts/$deps.sh"; fi
 done
 

@@ -10,8 +10,8 @@
 // Then -candidates users each register, create a session, upload a resume
 // twice at once to two instances, answer every question with 2-4 copies
 // sent to different instances after random delays, finish and read their
-// report. -chaos kills an instance, restarts Redis and restarts MariaDB
-// during the run. Loopback only; bounded by -candidates and -timeout.
+// report. -chaos kills an instance, restarts Redis, restarts MariaDB and
+// restarts the object store (where the resumes live) during the run. Loopback only; bounded by -candidates and -timeout.
 //
 //	go run ./cmd/loadgen -candidates 30 -chaos
 package main
@@ -75,8 +75,8 @@ func run() error {
 	flag.DurationVar(&o.ramp, "ramp", 30*time.Second, "candidates start at random moments within this")
 	flag.StringVar(&evalLat, "eval-latency", "300ms-1500ms", "evaluation latency of the fake model, min-max")
 	flag.StringVar(&o.modelAddr, "model-addr", "127.0.0.1:18090", "where the fake model listens (loopback)")
-	flag.BoolVar(&chaos, "chaos", false, "during the load: kill -9 instance 2, restart Redis, restart MariaDB (see -chaos-plan)")
-	flag.StringVar(&o.chaos, "chaos-plan", "8s:kill-app:2,18s:restart-redis,28s:restart-db", "with -chaos: at:action[:arg],... after the first candidate starts")
+	flag.BoolVar(&chaos, "chaos", false, "during the load: kill -9 instance 2, restart Redis, restart MariaDB, restart the object store (see -chaos-plan)")
+	flag.StringVar(&o.chaos, "chaos-plan", "8s:kill-app:2,18s:restart-redis,28s:restart-db,36s:restart-s3", "with -chaos: at:action[:arg],... after the first candidate starts")
 	flag.DurationVar(&o.timeout, "timeout", 5*time.Minute, "the whole run stops after this")
 	flag.StringVar(&o.script, "cluster-script", "scripts/cluster.sh", "the cluster runner")
 	flag.StringVar(&o.bin, "bin", "", "a built server binary for the cluster (default: the script builds one)")
@@ -313,7 +313,7 @@ func parsePlan(s string) ([]chaosStep, error) {
 			st.arg = f[2]
 		}
 		switch st.action {
-		case "kill-app", "restart-redis", "restart-db":
+		case "kill-app", "restart-redis", "restart-db", "restart-s3":
 		default:
 			return nil, fmt.Errorf("-chaos-plan: unknown action %q", st.action)
 		}

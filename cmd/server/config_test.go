@@ -93,3 +93,24 @@ func TestLoadConfigRejects(t *testing.T) {
 		})
 	}
 }
+
+// storage.url defaults to a directory under the data dir; STORAGE_URL
+// takes the documented S3 form; another scheme names the key to fix.
+func TestStorageConfig(t *testing.T) {
+	cfg, _, err := loadConfig("", []string{"DATA_DIR=/srv/aimeeting"})
+	if err != nil || cfg.Storage.URL != "file:///srv/aimeeting/files" || cfg.Storage.SweepGrace <= 0 {
+		t.Fatalf("default storage = %+v, %v", cfg.Storage, err)
+	}
+	s3 := "s3://aimeeting?endpoint=http://127.0.0.1:9000&region=us-east-1&use_path_style=true"
+	cfg, v, err := loadConfig("", []string{"STORAGE_URL=" + s3, "STORAGE_PRESIGN=5m"})
+	if err != nil || cfg.Storage.URL != s3 || cfg.Storage.Presign != 5*time.Minute {
+		t.Fatalf("STORAGE_URL: %+v, %v", cfg.Storage, err)
+	}
+	out, err := printConfig(v, cfg)
+	if err != nil || !strings.Contains(string(out), "use_path_style=true") {
+		t.Fatalf("print-config: %s %v", out, err)
+	}
+	if _, _, err := loadConfig("", []string{"STORAGE_URL=ftp://files"}); err == nil || !strings.Contains(err.Error(), "storage.url") {
+		t.Fatalf("ftp:// accepted or not named: %v", err)
+	}
+}

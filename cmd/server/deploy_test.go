@@ -106,17 +106,23 @@ func TestComposeAppEnvironmentIsConfiguration(t *testing.T) {
 	for _, name := range appServices(t, c) {
 		env := envNames(t, c.Services[name].Environment)
 		for _, k := range env {
-			if !known[k] {
+			// AWS_* are the object store's credentials, read by the AWS SDK.
+			if !known[k] && !strings.HasPrefix(k, "AWS_") {
 				t.Errorf("service %s sets %s, which is not a configuration key of application.yaml", name, k)
 			}
 		}
-		for _, want := range []string{"DATABASE_DRIVER", "DATABASE_DSN", "REDIS_ADDRS", "XUNZHI_AGENT_AI_SINGLEFLIGHT_MODE", "DATA_DIR"} {
+		for _, want := range []string{"DATABASE_DRIVER", "DATABASE_DSN", "REDIS_ADDRS", "XUNZHI_AGENT_AI_SINGLEFLIGHT_MODE", "DATA_DIR",
+			"STORAGE_URL", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY"} {
 			if !slices.Contains(env, want) {
 				t.Errorf("service %s does not set %s", name, want)
 			}
 		}
-		if !slices.Contains(c.Services[name].Volumes, "app-data:/data") {
-			t.Errorf("service %s volumes %v: want the shared app-data:/data", name, c.Services[name].Volumes)
+		// Share nothing but MySQL, Redis and the object store: no volume.
+		if len(c.Services[name].Volumes) != 0 {
+			t.Errorf("service %s volumes %v: the replicas share no volume (files live in the object store)", name, c.Services[name].Volumes)
+		}
+		if _, ok := c.Services[name].DependsOn["minio-bucket"]; !ok {
+			t.Errorf("service %s does not wait for the object store's bucket", name)
 		}
 	}
 }

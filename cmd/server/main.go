@@ -31,8 +31,11 @@ func main() {
 }
 
 // run parses flags, loads the configuration and serves until ctx is done;
-// "import" as the first argument runs the import command instead.
+// "import" or "blobs" as the first argument runs that command instead.
 func run(ctx context.Context, args, environ []string, stdout, stderr io.Writer) error {
+	if len(args) > 0 && args[0] == "blobs" {
+		return runBlobs(ctx, args[1:], stdout, stderr)
+	}
 	if len(args) > 0 && args[0] == "import" {
 		return runImport(ctx, args[1:], environ, stdout, stderr)
 	}

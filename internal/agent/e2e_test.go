@@ -163,7 +163,7 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 		}
 		var me struct{ ID string }
 		bob.must("GET", "/users/me", nil, &me)
-		if _, err := os.Stat(filepath.Join(srv.Dir, "data", "uploads", "agent", me.ID, f.FileID)); err != nil {
+		if _, err := os.Stat(filepath.Join(srv.Dir, "data", "files", "uploads", "agent", me.ID, f.FileID)); err != nil {
 			t.Fatalf("uploaded bytes not stored by id: %v", err)
 		}
 		// A DOCX as well, newest first in the prompt.

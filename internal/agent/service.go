@@ -6,9 +6,6 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"regexp"
 	"strings"
 	"time"
@@ -16,6 +13,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/doctext"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
@@ -32,6 +30,8 @@ type Store interface {
 	Page(ctx context.Context, p page.Request, f Filter) (page.Result[Agent], error)
 	CreateFile(ctx context.Context, f File) error
 	SessionFiles(ctx context.Context, userID, sessionID string, limit int) ([]File, error)
+	FileIDsInUse(ctx context.Context, ids []string) (map[string]bool, error)
+
 	Files(ctx context.Context, userID, sessionID string, limit int) ([]File, error)
 	File(ctx context.Context, userID, id string) (File, error)
 	DeleteFile(ctx context.Context, userID, id string) error
@@ -52,8 +52,8 @@ type Config struct {
 	MaxFileBytes int64
 	// FileContextChars bounds the file text given to the agent per turn.
 	FileContextChars int
-	// UploadDir holds the uploaded bytes, under one directory per user.
-	UploadDir string
+	// Files keeps the uploaded bytes, under FileKey(user id, file id).
+	Files *blobstore.Store
 }
 
 // Defaults used when a Config field is zero.
@@ -80,10 +80,10 @@ type Service struct {
 	now      func() time.Time
 }
 
-// NewService returns an agent service. UploadDir is required.
+// NewService returns an agent service. Config.Files is required.
 func NewService(store Store, chats *chat.Service, resolver Resolver, cfg Config) (*Service, error) {
-	if cfg.UploadDir == "" {
-		return nil, fmt.Errorf("agent: upload directory is required")
+	if cfg.Files == nil {
+		return nil, fmt.Errorf("agent: Config.Files is required")
 	}
 	if strings.TrimSpace(cfg.DefaultAgentName) == "" {
 		cfg.DefaultAgentName = DefaultAgentName
@@ -293,7 +293,7 @@ func (s *Service) Files(ctx context.Context, userID, sessionID string) ([]File, 
 
 // OpenFile returns the caller's file id and its bytes, which the caller
 // closes. Another user's file is a 404.
-func (s *Service) OpenFile(ctx context.Context, userID, id string) (File, *os.File, error) {
+func (s *Service) OpenFile(ctx context.Context, userID, id string) (File, *blobstore.Object, error) {
 	if !validID.MatchString(id) || !validID.MatchString(userID) {
 		return File{}, nil, errFileMissing
 	}
@@ -301,12 +301,9 @@ func (s *Service) OpenFile(ctx context.Context, userID, id string) (File, *os.Fi
 	if err != nil {
 		return File{}, nil, err
 	}
-	data, err := os.Open(filepath.Join(s.cfg.UploadDir, userID, id))
-	if errors.Is(err, fs.ErrNotExist) {
-		return File{}, nil, apperr.NotFound("the stored bytes of this file")
-	}
+	data, err := s.openBlob(ctx, userID, id)
 	if err != nil {
-		return File{}, nil, apperr.Internal(fmt.Errorf("open agent file: %w", err))
+		return File{}, nil, err
 	}
 	return f, data, nil
 }
@@ -321,8 +318,8 @@ func (s *Service) DeleteFile(ctx context.Context, userID, id string) error {
 		return err
 	}
 	// The row is gone, so the bytes can no longer be reached; a failure to
-	// remove them leaves an orphan, not an error for the user.
-	_ = os.Remove(filepath.Join(s.cfg.UploadDir, userID, id))
+	// remove them leaves an orphan for the sweep, not an error for the user.
+	s.removeBlob(ctx, userID, id)
 	return nil
 }
 
@@ -335,7 +332,7 @@ type UploadInput struct {
 }
 
 // Upload extracts the text of a PDF, TXT, MD or DOCX file and keeps it for
-// the caller: the bytes on disk under UploadDir/<userID>/<fileID> (never
+// the caller: the bytes in the file store under FileKey(userID, fileID) (never
 // named after the client's file name), the text in the database. A file
 // uploaded into a session (which must be the caller's) is given to the
 // agent in that session's next turns.
@@ -371,39 +368,70 @@ func (s *Service) Upload(ctx context.Context, userID string, in UploadInput) (Fi
 	f := File{ID: ids.New(), UserID: userID, SessionID: in.SessionID, BizType: in.BizType, FileName: name,
 		MIME: doc.MIME, Size: int64(len(in.Data)), SHA256: hex.EncodeToString(sum[:]),
 		Chars: utf8.RuneCountInString(doc.Text), Truncated: doc.Truncated, Text: doc.Text, CreatedAt: s.now()}
-	path, err := s.writeFile(userID, f.ID, in.Data)
-	if err != nil {
-		return File{}, err
+	// The blob first, then the row that names it; a row that could not be
+	// written takes its blob with it (or the orphan sweep does, when this
+	// instance dies in between).
+	key := FileKey(userID, f.ID)
+	if err := s.cfg.Files.PutBytes(ctx, key, in.Data, doc.MIME); err != nil {
+		return File{}, blobErr(err)
 	}
 	if err := s.store.CreateFile(ctx, f); err != nil {
-		_ = os.Remove(path)
+		_ = s.cfg.Files.Delete(context.WithoutCancel(ctx), key)
 		return File{}, err
 	}
 	return f, nil
 }
 
-// writeFile stores data as UploadDir/<userID>/<fileID>, atomically.
-func (s *Service) writeFile(userID, fileID string, data []byte) (string, error) {
-	dir := filepath.Join(s.cfg.UploadDir, userID)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return "", apperr.Internal(fmt.Errorf("create upload directory: %w", err))
+// FilePrefix starts the key of every agent file in the file store.
+const FilePrefix = "uploads/agent/"
+
+// FileKey is the file store key of a user's file.
+func FileKey(userID, fileID string) string { return FilePrefix + userID + "/" + fileID }
+
+// NamedBlobs reports which of keys (under FilePrefix) a file row names;
+// the orphan sweep deletes the others.
+func (s *Service) NamedBlobs(ctx context.Context, keys []string) (map[string]bool, error) {
+	byID := make(map[string]string, len(keys))
+	ids := make([]string, 0, len(keys))
+	for _, k := range keys {
+		id := k[strings.LastIndexByte(k, '/')+1:]
+		byID[id] = k
+		ids = append(ids, id)
 	}
-	path := filepath.Join(dir, fileID)
-	tmp, err := os.CreateTemp(dir, fileID+".*.tmp")
+	inUse, err := s.store.FileIDsInUse(ctx, ids)
 	if err != nil {
-		return "", apperr.Internal(fmt.Errorf("create upload file: %w", err))
+		return nil, err
 	}
-	_, werr := tmp.Write(data)
-	cerr := tmp.Close()
-	if werr == nil {
-		werr = cerr
+	out := make(map[string]bool, len(inUse))
+	for id := range inUse {
+		out[byID[id]] = true
 	}
-	if werr == nil {
-		werr = os.Rename(tmp.Name(), path)
+	return out, nil
+}
+
+// openBlob opens the stored bytes of a user's file (ranges are fetched as
+// read); the caller closes it.
+func (s *Service) openBlob(ctx context.Context, userID, fileID string) (*blobstore.Object, error) {
+	obj, err := s.cfg.Files.Open(ctx, FileKey(userID, fileID))
+	if err != nil {
+		return nil, blobErr(err)
 	}
-	if werr != nil {
-		_ = os.Remove(tmp.Name())
-		return "", apperr.Internal(fmt.Errorf("write upload file: %w", werr))
+	return obj, nil
+}
+
+// removeBlob deletes the stored bytes of a file whose row is gone; a failure
+// leaves an orphan for the sweep, not an error for the user.
+func (s *Service) removeBlob(ctx context.Context, userID, fileID string) {
+	_ = s.cfg.Files.Delete(context.WithoutCancel(ctx), FileKey(userID, fileID))
+}
+
+// blobErr maps a file store error: 503 while the store is down.
+func blobErr(err error) error {
+	switch {
+	case errors.Is(err, blobstore.ErrUnavailable):
+		return apperr.FileStoreDown(err)
+	case errors.Is(err, blobstore.ErrNotFound):
+		return apperr.NotFound("the stored bytes of this file")
 	}
-	return path, nil
+	return apperr.Internal(fmt.Errorf("agent file: %w", err))
 }

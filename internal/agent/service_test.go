@@ -9,6 +9,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore/s3test"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
@@ -28,7 +29,7 @@ func (defaultResolver) Resolve(_ context.Context, id string) (aiconfig.Resolved,
 func MustService(tb testing.TB, gdb *gorm.DB) *Service {
 	tb.Helper()
 	chats := chat.NewService(chat.NewGormStore(gdb), defaultResolver{}, chat.Config{})
-	svc, err := NewService(NewGormStore(gdb), chats, defaultResolver{}, Config{UploadDir: tb.TempDir()})
+	svc, err := NewService(NewGormStore(gdb), chats, defaultResolver{}, Config{Files: s3test.Files(tb, tb.TempDir())})
 	if err != nil {
 		tb.Fatal(err)
 	}

@@ -235,6 +235,19 @@ func (s *GormStore) SessionFiles(ctx context.Context, userID, sessionID string, 
 	return out, nil
 }
 
+// FileIDsInUse reports which of ids a file row has.
+func (s *GormStore) FileIDsInUse(ctx context.Context, ids []string) (map[string]bool, error) {
+	var found []string
+	if err := s.db.WithContext(ctx).Model(&fileRow{}).Where("id IN ?", ids).Pluck("id", &found).Error; err != nil {
+		return nil, fmt.Errorf("agent files by id: %w", err)
+	}
+	out := make(map[string]bool, len(found))
+	for _, id := range found {
+		out[id] = true
+	}
+	return out, nil
+}
+
 var errFileMissing = apperr.NotFound("agent file")
 
 // Files lists the caller's files, newest first (at most limit), without

@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"os"
 	"path/filepath"
 	"strconv"
 	"time"
@@ -26,6 +27,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
 	"github.com/xunzhi-ai/aimeeting/internal/airouting"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/doctext"
@@ -84,6 +86,34 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		return nil, setting("database.dsn", err)
 	}
 	a.closers = append(a.closers, func() error { return db.Close(gdb) })
+	// Every file (resumes, agent files, TTS audio) lives in one store: a
+	// directory, or an object store shared by all instances. It is not
+	// required to answer at start-up: the routes that need it answer 503
+	// while it is down, everything else works.
+	files, err := blobstore.Open(ctx, cfg.Storage.URL)
+	if err != nil {
+		return nil, setting("storage.url", err)
+	}
+	a.closers = append(a.closers, files.Close)
+	for _, old := range []string{"uploads", "tts"} {
+		// Files of a version from before storage.url lie right under the
+		// data dir: they are copied, not moved, by blobs migrate.
+		if st, err := os.Stat(filepath.Join(cfg.DataDir, old)); err == nil && st.IsDir() {
+			log.Warn("files from before storage.url found under the data dir: copy them into the file store with "+
+				"`aimeeting blobs migrate --from file://<data-dir> --to <storage.url>`", "dir", filepath.Join(cfg.DataDir, old),
+				"storage", files.String())
+			break
+		}
+	}
+	{
+		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
+		if err := files.Ping(pctx); err != nil {
+			log.Warn("file store not reachable at start-up: file routes answer 503 until it is", "storage", files.String(), "err", err)
+		} else {
+			log.Info("file store", "storage", files.String())
+		}
+		cancel()
+	}
 	rdb := openRedis(ctx, cfg.Redis, log) // nil without Redis
 	var redisDown *redisx.Breaker         // nil without Redis
 	if rdb != nil {
@@ -162,10 +192,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		progress = interview.NewRedisProgress(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
 	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
-		interview.Config{UploadDir: filepath.Join(cfg.DataDir, "uploads", "resumes"), Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars,
+		interview.Config{Files: files, Presign: cfg.Storage.Presign, Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars,
 			Registerer: reg, Progress: progress})
 	if err != nil {
-		return nil, setting("data-dir", err)
+		return nil, err
 	}
 	// A chat naming no model uses the chat route (routing.Resolve).
 	chats := chat.NewService(chat.NewGormStore(gdb), routing, chat.Config{
@@ -180,10 +210,10 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		DefaultAgentName: cfg.Agents.DefaultAgentName,
 		MaxFileBytes:     cfg.Agents.MaxFileBytes,
 		FileContextChars: cfg.Agents.FileContextChars,
-		UploadDir:        filepath.Join(cfg.DataDir, "uploads", "agent"),
+		Files:            files,
 	})
 	if err != nil {
-		return nil, setting("data-dir", err)
+		return nil, err
 	}
 	recognizer, err := speechRecognizer(cfg.Speech, log, reg)
 	if err != nil {
@@ -212,17 +242,28 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	if synth == nil {
 		log.Warn("no TTS provider: install espeak-ng (scripts/tts-deps.sh) or set tts.provider; TTS requests will fail with 503")
 	}
-	// Audio lives under <data-dir>/tts: instances sharing a database must
-	// share that directory too (see docs/tts.md). The worker's closer (the
-	// first to run) releases the tasks it runs so that they resume
-	// elsewhere or after a restart.
-	voices, err := tts.NewService(tts.NewGormStore(gdb), synth, flights, ttsConfig(cfg, ttsName),
+	// Audio lives in the file store, shared by every instance (see
+	// docs/cluster.md). The worker's closer (the first to run) releases the
+	// tasks it runs so that they resume elsewhere or after a restart.
+	voices, err := tts.NewService(tts.NewGormStore(gdb), synth, flights, ttsConfig(cfg, ttsName, files),
 		log.With("domain", "tts"), reg)
 	if err != nil {
-		return nil, setting("data-dir", err)
+		return nil, err
 	}
 	voices.Start()
 	a.closers = append(a.closers, voices.Close)
+	if cfg.Storage.SweepInterval > 0 {
+		// Blobs that no row names (an instance died between the blob and
+		// its row, or a delete of the blob failed) go after a grace period.
+		owners := []blobstore.Owner{
+			{Prefix: interview.ResumePrefix, Named: interviews.NamedBlobs},
+			{Prefix: agent.FilePrefix, Named: agents.NamedBlobs},
+			{Prefix: tts.AudioPrefix, Named: voices.NamedBlobs},
+			{Prefix: tts.WorkPrefix, Named: voices.NamedBlobs},
+		}
+		a.closers = append(a.closers, startSweeper(files, owners, rdb, cfg.Redis.KeyPrefix,
+			cfg.Storage.SweepInterval, cfg.Storage.SweepGrace, log.With("domain", "blobs")))
+	}
 	log.Info("tts ready", "provider", ttsName, "mp3", voices.Config().Lame != "", "maxConcurrency", voices.Config().MaxConcurrency)
 
 	// HTTP flow limits, shared through Redis when configured.

@@ -28,6 +28,23 @@ type Config struct {
 	Speech   SpeechConfig   `mapstructure:"speech"`
 	TTS      TTSConfig      `mapstructure:"tts"`
 	Doctext  DoctextConfig  `mapstructure:"doctext"`
+	Storage  StorageConfig  `mapstructure:"storage"`
+}
+
+// StorageConfig is where files live (resumes, agent files, TTS audio).
+type StorageConfig struct {
+	// URL is file:///dir or s3://bucket?endpoint=…&region=…&use_path_style=true;
+	// "" means file://<data-dir>/files.
+	URL string `mapstructure:"url"`
+	// Presign, when positive, answers resume previews and TTS audio with a
+	// redirect to a presigned URL of the object store valid that long.
+	Presign time.Duration `mapstructure:"presign"`
+	// SweepInterval is how often one instance of the cluster deletes the
+	// blobs no row names; 0 turns the sweep off.
+	SweepInterval time.Duration `mapstructure:"sweep-interval"`
+	// SweepGrace is the age under which a blob is never swept: its row may
+	// still be on its way.
+	SweepGrace time.Duration `mapstructure:"sweep-grace"`
 }
 
 // DoctextConfig tunes how uploaded resumes are read.
@@ -336,6 +353,13 @@ func (c *Config) Normalize() {
 	if c.Database.Driver == "sqlite" && c.Database.DSN == "" {
 		c.Database.DSN = filepath.Join(c.DataDir, "aimeeting.db")
 	}
+	if c.Storage.URL == "" && c.DataDir != "" {
+		dir, err := filepath.Abs(filepath.Join(c.DataDir, "files"))
+		if err != nil {
+			dir = filepath.Join(c.DataDir, "files")
+		}
+		c.Storage.URL = "file://" + filepath.ToSlash(dir)
+	}
 }
 
 // Validate checks the configuration; each error names the key to fix.
@@ -380,6 +404,13 @@ func (c *Config) Validate() error {
 	case "debug", "info", "warn", "error":
 	default:
 		bad("log.level", "must be debug, info, warn or error, got %q", c.Log.Level)
+	}
+	if u, err := url.Parse(c.Storage.URL); err != nil || (u.Scheme != "file" && u.Scheme != "s3") {
+		bad("storage.url", "must be file:///dir or s3://bucket?endpoint=http://host:port&region=r&use_path_style=true, got %q",
+			redact.URL(c.Storage.URL))
+	}
+	if c.Storage.Presign < 0 || c.Storage.SweepInterval < 0 || c.Storage.SweepGrace < 0 {
+		bad("storage", "presign, sweep-interval and sweep-grace must not be negative")
 	}
 	if c.DataDir == "" {
 		bad("data-dir", "is required")

@@ -4,13 +4,13 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"path/filepath"
 	"time"
 
 	"github.com/go-sql-driver/mysql"
 
 	"github.com/xunzhi-ai/aimeeting/internal/agent"
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/legacy"
@@ -59,10 +59,16 @@ func Import(ctx context.Context, cfg Config, fromDSN string, progress legacy.Pro
 	aiConfigs := aiconfig.NewService(aiconfig.NewGormStore(gdb), llm.NewOffline())
 	chats := chat.NewService(chat.NewGormStore(gdb), aiConfigs, chat.Config{})
 	defer chats.Close()
-	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, aiConfigs, agent.Config{
-		DefaultAgentName: cfg.Agents.DefaultAgentName, UploadDir: filepath.Join(cfg.DataDir, "uploads", "agent")})
+	// The import writes no file; the store is opened, not contacted.
+	files, err := blobstore.Open(ctx, cfg.Storage.URL)
 	if err != nil {
-		return legacy.Summary{}, setting("data-dir", err)
+		return legacy.Summary{}, setting("storage.url", err)
+	}
+	defer files.Close()
+	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, aiConfigs, agent.Config{
+		DefaultAgentName: cfg.Agents.DefaultAgentName, Files: files})
+	if err != nil {
+		return legacy.Summary{}, err
 	}
 	return legacy.Run(ctx, src, legacy.Targets{Accounts: accounts, Providers: aiConfigs, Agents: agents}, progress)
 }

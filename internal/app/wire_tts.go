@@ -3,8 +3,8 @@ package app
 import (
 	"fmt"
 	"os/exec"
-	"path/filepath"
 
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 	"github.com/xunzhi-ai/aimeeting/internal/tts/espeak"
 	"github.com/xunzhi-ai/aimeeting/internal/tts/openai"
@@ -12,11 +12,12 @@ import (
 )
 
 // ttsConfig maps tts.* onto the service's config for the provider named
-// name: audio under <data-dir>/tts, MP3 when lame is installed.
-func ttsConfig(cfg Config, name string) tts.Config {
+// name: audio in files, MP3 when lame is installed.
+func ttsConfig(cfg Config, name string, files *blobstore.Store) tts.Config {
 	lame, _ := exec.LookPath("lame")
 	out := tts.DefaultConfig()
-	out.DataDir = filepath.Join(cfg.DataDir, "tts")
+	out.Files = files
+	out.Presign = cfg.Storage.Presign
 	out.Provider = name
 	out.MaxConcurrency = cfg.TTS.MaxConcurrency
 	out.SegmentMaxChars = cfg.TTS.SegmentMaxChars

@@ -203,3 +203,13 @@ func Is(err error, kind Kind) bool {
 	e := As(err)
 	return e != nil && e.Kind == kind
 }
+
+// FileStoreMessage is the answer of a route whose files cannot be read or
+// written because the file store (storage.url) is down.
+const FileStoreMessage = "the file store cannot be reached right now; try again in a minute"
+
+// FileStoreDown is the 503 of a route that needs the file store while it
+// cannot be reached; cause is logged, never shown.
+func FileStoreDown(cause error) *Error {
+	return New(KindUnavailable, FileStoreMessage).WithCode(CodeUnavailable).AsRetryable().WithCause(cause)
+}

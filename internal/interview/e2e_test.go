@@ -377,7 +377,7 @@ func TestModelFailureKeepsAnswerAndAllowsRetry(t *testing.T) {
 func resumeFiles(t *testing.T, s *servertest.Server) []string {
 	t.Helper()
 	var out []string
-	root := filepath.Join(s.Dir, "data", "uploads", "resumes")
+	root := filepath.Join(s.Dir, "data", "files", "uploads", "resumes")
 	err := filepath.WalkDir(root, func(path string, d fs.DirEntry, err error) error {
 		if err == nil && !d.IsDir() {
 			out = append(out, path)

@@ -218,14 +218,22 @@ func (h *Handler) resumeScore(c *gin.Context) {
 }
 
 func (h *Handler) resumePreview(c *gin.Context) {
-	f, data, err := h.svc.ResumeFile(c.Request.Context(), userID(c), c.Param("sid"))
+	f, obj, redirect, err := h.svc.ResumeFile(c.Request.Context(), userID(c), c.Param("sid"))
 	if err != nil {
 		httpx.Error(c, err)
 		return
 	}
+	if redirect != "" {
+		c.Header("Cache-Control", "private, no-store")
+		c.Redirect(http.StatusFound, redirect)
+		return
+	}
+	defer obj.Close()
+	c.Header("Content-Type", f.MIME)
 	c.Header("Content-Disposition", "inline; filename*=UTF-8''"+url.PathEscape(f.Filename))
 	c.Header("X-Content-Type-Options", "nosniff")
-	c.Data(http.StatusOK, f.MIME, data)
+	// ServeContent answers Range and HEAD, reading only the bytes sent.
+	http.ServeContent(c.Writer, c.Request, f.Filename, f.CreatedAt, obj)
 }
 
 func (h *Handler) demeanor(c *gin.Context) {

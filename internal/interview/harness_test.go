@@ -11,6 +11,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiguard"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore/s3test"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/interview/interviewtest"
@@ -143,7 +144,9 @@ type env struct {
 	srv   *llmtest.Server
 	svc   *interview.Service
 	cfg   interview.Config
-	done  chan struct{} // closed at cleanup: releases held replies
+	// filesDir is the directory of the file store (cfg.Files).
+	filesDir string
+	done     chan struct{} // closed at cleanup: releases held replies
 
 	mu    sync.Mutex // protects gates and override
 	gates map[string]*gate
@@ -173,7 +176,8 @@ func newEnv(t *testing.T, gdb *gorm.DB, opts ...option) *env {
 	t.Cleanup(func() { close(e.done) }) // runs before the server's Close
 	// Short resumes keep the tests readable; the length rule has tests of
 	// its own (resume_e2e_test.go).
-	e.cfg = interview.Config{UploadDir: t.TempDir(), QuestionCount: 5, MinChars: -1}
+	e.filesDir = t.TempDir()
+	e.cfg = interview.Config{Files: s3test.Files(t, e.filesDir), QuestionCount: 5, MinChars: -1}
 	e.svc = e.instance(opts...)
 	return e
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -17,6 +16,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/doctext"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
@@ -57,6 +57,7 @@ type Store interface {
 	CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error)
 	FailAnswer(ctx context.Context, sessionID string, version int64, t Turn) error
 	File(ctx context.Context, userID, id string) (File, error)
+	PathsInUse(ctx context.Context, paths []string) (map[string]bool, error)
 	AddDemeanor(ctx context.Context, sessionID, imageHash string, d DemeanorResult, now time.Time) error
 	DemeanorComposites(ctx context.Context, sessionID string) ([]int, error)
 	DemeanorByImage(ctx context.Context, sessionID, imageHash string) (DemeanorResult, bool, error)
@@ -71,8 +72,11 @@ type Store interface {
 
 // Config tunes the service.
 type Config struct {
-	// UploadDir is where resume files are stored (created when missing).
-	UploadDir string
+	// Files keeps the resume files, under ResumePrefix + File.Path.
+	Files *blobstore.Store
+	// Presign, when positive, answers a resume preview with a redirect to
+	// a URL of the object store valid that long (storage.presign).
+	Presign time.Duration
 	// QuestionCount is how many main questions to ask (5..8).
 	QuestionCount int
 	// MaxFollowUp is the number of follow-ups per main question.
@@ -137,8 +141,8 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 	if cfg.Progress == nil {
 		cfg.Progress = NewLocalProgress()
 	}
-	if err := os.MkdirAll(cfg.UploadDir, 0o750); err != nil {
-		return nil, fmt.Errorf("interview: upload dir: %w", err)
+	if cfg.Files == nil {
+		return nil, errors.New("interview: Config.Files is required")
 	}
 	prompts := map[string]Prompt{}
 	for _, stage := range []string{StageProfile, StageExtraction, StageEvaluation, StageReview, StageFollowUp, StageDemeanor} {
@@ -353,8 +357,11 @@ func (s *Service) storeUpload(ctx context.Context, userID string, sess Session, 
 	filename string, data []byte, doc doctext.Document, qs []Question) error {
 	file := File{ID: ids.New(), UserID: userID, SessionID: sess.ID, Filename: safeName(filename), MIME: doc.MIME,
 		Size: int64(len(data)), SHA256: sha256Hex(data), Text: doc.Text, CreatedAt: s.now()}
-	file.Path = filepath.Join(userID, file.ID)
-	if err := s.writeFile(file.Path, data); err != nil {
+	file.Path = userID + "/" + file.ID
+	// The blob first, then the row that names it: a row never names a
+	// missing blob, and a blob whose row did not come is deleted below (or
+	// by the orphan sweep when this instance dies in between).
+	if err := s.writeFile(ctx, file.Path, data, doc.MIME); err != nil {
 		s.failUpload(ctx, sess.ID, sess.UploadHash)
 		return err
 	}
@@ -364,11 +371,11 @@ func (s *Service) storeUpload(ctx context.Context, userID string, sess Session, 
 		// The replaced resume's rows are gone with the commit; its bytes go
 		// now. A failed removal leaves an orphan file, never a broken session.
 		for _, old := range replaced {
-			_ = os.Remove(filepath.Join(s.cfg.UploadDir, old.Path))
+			s.removeFile(ctx, old.Path)
 		}
 		return nil
 	}
-	_ = os.Remove(filepath.Join(s.cfg.UploadDir, file.Path))
+	s.removeFile(ctx, file.Path)
 	if err != nil {
 		if owner {
 			s.failUpload(ctx, sess.ID, sess.UploadHash)
@@ -455,39 +462,85 @@ func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedT
 	return profile, qs, nil
 }
 
-func (s *Service) writeFile(rel string, data []byte) error {
-	path := filepath.Join(s.cfg.UploadDir, rel)
-	if err := os.MkdirAll(filepath.Dir(path), 0o750); err != nil {
-		return apperr.Internal(fmt.Errorf("store upload: %w", err))
-	}
-	tmp := path + ".tmp"
-	if err := os.WriteFile(tmp, data, 0o640); err != nil {
-		return apperr.Internal(fmt.Errorf("store upload: %w", err))
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		return apperr.Internal(fmt.Errorf("store upload: %w", err))
+// ResumePrefix starts the key of every resume in the file store; the rest
+// is File.Path (<user id>/<file id>).
+const ResumePrefix = "uploads/resumes/"
+
+func (s *Service) writeFile(ctx context.Context, rel string, data []byte, mime string) error {
+	if err := s.cfg.Files.PutBytes(ctx, ResumePrefix+rel, data, mime); err != nil {
+		return blobErr(err, "resume file")
 	}
 	return nil
 }
 
-// ResumeFile returns the session's resume and its bytes.
-func (s *Service) ResumeFile(ctx context.Context, userID, sessionID string) (File, []byte, error) {
+// removeFile deletes a resume file nothing names any more. A failure leaves
+// an orphan for the sweep, never an error for the user.
+func (s *Service) removeFile(ctx context.Context, rel string) {
+	if err := s.cfg.Files.Delete(context.WithoutCancel(ctx), ResumePrefix+rel); err != nil {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "interview: remove resume file (the orphan sweep retries)",
+			slog.String("path", rel), slog.Any("err", err))
+	}
+}
+
+// NamedBlobs reports which of keys (under ResumePrefix) a resume row names;
+// the orphan sweep deletes the others.
+func (s *Service) NamedBlobs(ctx context.Context, keys []string) (map[string]bool, error) {
+	paths := make([]string, 0, len(keys))
+	for _, k := range keys {
+		paths = append(paths, strings.TrimPrefix(k, ResumePrefix))
+	}
+	inUse, err := s.store.PathsInUse(ctx, paths)
+	if err != nil {
+		return nil, err
+	}
+	out := make(map[string]bool, len(inUse))
+	for p := range inUse {
+		out[ResumePrefix+p] = true
+	}
+	return out, nil
+}
+
+// blobErr maps a file store error: 503 while the store is down, 404 for a
+// blob that is gone.
+func blobErr(err error, what string) error {
+	switch {
+	case errors.Is(err, blobstore.ErrUnavailable):
+		return apperr.FileStoreDown(err)
+	case errors.Is(err, blobstore.ErrNotFound):
+		return apperr.NotFound(what)
+	}
+	return apperr.Internal(err)
+}
+
+// ResumeFile returns the session's resume, open for reading (ranges are
+// fetched as read, nothing is buffered; the caller closes it) or, when
+// Config.Presign is set and the store signs URLs, a presigned URL to
+// redirect to instead (obj is nil then).
+func (s *Service) ResumeFile(ctx context.Context, userID, sessionID string) (f File, obj *blobstore.Object, redirect string, err error) {
 	sess, err := s.store.Session(ctx, userID, sessionID)
 	if err != nil {
-		return File{}, nil, err
+		return File{}, nil, "", err
 	}
 	if sess.ResumeFileID == "" {
-		return File{}, nil, apperr.NotFound("resume of this session")
+		return File{}, nil, "", apperr.NotFound("resume of this session")
 	}
-	f, err := s.store.File(ctx, userID, sess.ResumeFileID)
-	if err != nil {
-		return File{}, nil, err
+	if f, err = s.store.File(ctx, userID, sess.ResumeFileID); err != nil {
+		return File{}, nil, "", err
 	}
-	data, err := os.ReadFile(filepath.Join(s.cfg.UploadDir, f.Path))
-	if err != nil {
-		return File{}, nil, apperr.Internal(fmt.Errorf("read resume: %w", err))
+	key := ResumePrefix + f.Path
+	if s.cfg.Presign > 0 {
+		u, ok, err := s.cfg.Files.SignedURL(ctx, key, s.cfg.Presign)
+		if err != nil {
+			return File{}, nil, "", blobErr(err, "resume file")
+		}
+		if ok {
+			return f, nil, u, nil
+		}
 	}
-	return f, data, nil
+	if obj, err = s.cfg.Files.Open(ctx, key); err != nil {
+		return File{}, nil, "", blobErr(err, "resume file")
+	}
+	return f, obj, "", nil
 }
 
 // state is a session with its questions and turns, loaded for a decision.

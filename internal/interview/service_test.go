@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -38,7 +39,12 @@ func TestServiceUpload(t *testing.T) {
 		if got.Status != interview.SessionReady || got.CurrentNumber != "1" || got.Target != "Go developer" || got.Profile == nil || got.UploadHash != "" {
 			t.Fatalf("session after upload = %+v", got)
 		}
-		f, data, err := e.svc.ResumeFile(ctx, "u1", s.ID)
+		f, obj, _, err := e.svc.ResumeFile(ctx, "u1", s.ID)
+		if err != nil {
+			t.Fatalf("resume file: %v", err)
+		}
+		data, err := io.ReadAll(obj)
+		obj.Close()
 		if err != nil || string(data) != resumeText || f.Filename != "resume.txt" || f.Text == "" {
 			t.Fatalf("resume file = %+v %q %v", f, data, err)
 		}
@@ -138,11 +144,15 @@ func TestServiceUploadStoreFailures(t *testing.T) {
 			e := newEnv(t, gdb)
 			s := e.session("blocked")
 			// The user's upload directory is a file: the write fails.
-			if err := os.WriteFile(filepath.Join(e.cfg.UploadDir, "blocked"), nil, 0o600); err != nil {
+			dir := filepath.Join(e.filesDir, interview.ResumePrefix)
+			if err := os.MkdirAll(dir, 0o750); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(filepath.Join(dir, "blocked"), nil, 0o600); err != nil {
 				t.Fatal(err)
 			}
 			_, err := e.svc.Upload(ctx, "blocked", s.ID, "r.txt", []byte(resumeText), "")
-			wantKind(t, err, apperr.KindInternal, "")
+			wantKind(t, err, apperr.KindUnavailable, apperr.CodeUnavailable)
 			if got := e.load("blocked", s.ID); got.Status != interview.SessionDraft {
 				t.Fatalf("after a failed write: %s, want DRAFT", got.Status)
 			}
@@ -157,7 +167,7 @@ func TestServiceUploadStoreFailures(t *testing.T) {
 			if got := e.load("u1", s.ID); got.Status != interview.SessionDraft {
 				t.Fatalf("after a failed completion: %s, want DRAFT", got.Status)
 			}
-			entries, _ := os.ReadDir(filepath.Join(e.cfg.UploadDir, "u1"))
+			entries, _ := os.ReadDir(filepath.Join(e.filesDir, interview.ResumePrefix, "u1"))
 			if len(entries) != 0 {
 				t.Fatalf("the stored file of a failed upload was kept: %v", entries)
 			}
@@ -792,7 +802,7 @@ func TestServiceSessions(t *testing.T) {
 		}
 		_, err = e.svc.Page(ctx, "u1", page.Request{}, interview.SessionFilter{Keyword: strings.Repeat("k", 65)})
 		wantKind(t, err, apperr.KindInvalid, "")
-		_, _, err = e.svc.ResumeFile(ctx, "u1", second.ID)
+		_, _, _, err = e.svc.ResumeFile(ctx, "u1", second.ID)
 		wantKind(t, err, apperr.KindNotFound, "")
 		_, err = e.svc.Finish(ctx, "u1", second.ID)
 		wantKind(t, err, apperr.KindConflict, apperr.CodeInvalidState)

@@ -535,6 +535,19 @@ func (st *GormStore) File(ctx context.Context, userID, id string) (File, error) 
 	return r.toFile(), nil
 }
 
+// PathsInUse reports which of paths a resume file row names.
+func (st *GormStore) PathsInUse(ctx context.Context, paths []string) (map[string]bool, error) {
+	var found []string
+	if err := st.db.WithContext(ctx).Model(&fileRow{}).Where("path IN ?", paths).Pluck("path", &found).Error; err != nil {
+		return nil, fmt.Errorf("resume files by path: %w", err)
+	}
+	out := make(map[string]bool, len(found))
+	for _, p := range found {
+		out[p] = true
+	}
+	return out, nil
+}
+
 func (r fileRow) toFile() File {
 	return File{ID: r.ID, UserID: r.UserID, SessionID: r.SessionID, Filename: r.Filename, MIME: r.MIME, Size: r.Size,
 		SHA256: r.SHA256, Path: r.Path, Text: deref(r.Text), CreatedAt: r.CreatedAt}

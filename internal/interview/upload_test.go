@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiguard"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore/s3test"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
@@ -110,7 +112,7 @@ func MustUploadEnv(t *testing.T, gdb *gorm.DB) *uploadEnv {
 	}
 	store := interview.NewGormStore(gdb)
 	dir := t.TempDir()
-	svc, err := interview.NewService(store, interview.NewInvoker(flights, guard, nil), provider, interview.Config{UploadDir: dir, MinChars: -1})
+	svc, err := interview.NewService(store, interview.NewInvoker(flights, guard, nil), provider, interview.Config{Files: s3test.Files(t, dir), MinChars: -1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -131,7 +133,7 @@ func (e *uploadEnv) callsAbout(substr string) int {
 // filesOf lists the resume files stored on disk for user.
 func (e *uploadEnv) filesOf(t *testing.T, user string) []string {
 	t.Helper()
-	entries, err := os.ReadDir(filepath.Join(e.uploadDir, user))
+	entries, err := os.ReadDir(filepath.Join(e.uploadDir, interview.ResumePrefix, user))
 	if err != nil && !os.IsNotExist(err) {
 		t.Fatal(err)
 	}
@@ -164,7 +166,12 @@ func (e *uploadEnv) snapshot(t *testing.T, user, sid string) snapshot {
 	if err != nil {
 		t.Fatal(err)
 	}
-	_, data, err := e.svc.ResumeFile(ctx, user, sid)
+	_, obj, _, err := e.svc.ResumeFile(ctx, user, sid)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := io.ReadAll(obj)
+	obj.Close()
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -164,8 +164,9 @@ func (h *Handler) delete(c *gin.Context) {
 	httpx.Respond(c, Deleted{TaskID: id, Deleted: true}, nil)
 }
 
-// audio streams the finished audio; http.ServeContent answers Range,
-// If-Range and conditional requests.
+// audio streams the finished audio from the file store; http.ServeContent
+// answers Range, If-Range and conditional requests, fetching only the bytes
+// it sends.
 func (h *Handler) audio(c *gin.Context) {
 	uid, ok := caller(c)
 	if !ok {
@@ -182,6 +183,11 @@ func (h *Handler) audio(c *gin.Context) {
 		return
 	}
 	defer f.Close()
+	if f.Redirect != "" {
+		c.Header("Cache-Control", "private, no-store")
+		c.Redirect(http.StatusFound, f.Redirect)
+		return
+	}
 	c.Header("Content-Type", f.ContentType)
 	c.Header("Content-Disposition", fmt.Sprintf(`inline; filename="%s"`, f.Name))
 	http.ServeContent(c.Writer, c.Request, f.Name, f.ModTime, f)

@@ -13,6 +13,7 @@ import (
 	"gorm.io/gorm"
 
 	"github.com/xunzhi-ai/aimeeting/internal/audio"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
@@ -60,7 +61,11 @@ func MustFlights(tb testing.TB) *singleflight.Group {
 // testConfig is a fast configuration under dir.
 func testConfig(dir string) tts.Config {
 	cfg := tts.DefaultConfig()
-	cfg.DataDir = dir
+	files, err := blobstore.Open(context.Background(), "file://"+dir)
+	if err != nil {
+		panic(err)
+	}
+	cfg.Files = files
 	cfg.Lease = 2 * time.Second
 	cfg.Heartbeat = 100 * time.Millisecond
 	cfg.PollInterval = 50 * time.Millisecond

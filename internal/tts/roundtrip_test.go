@@ -2,6 +2,7 @@ package tts_test
 
 import (
 	"context"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -34,7 +35,7 @@ func TestRoundTripPocketsphinx(t *testing.T) {
 	f := must[*tts.AudioFile](t)(svc.OpenAudio(context.Background(), task.ID, "u1"))
 	defer f.Close()
 	path := filepath.Join(t.TempDir(), "paragraph.wav")
-	if err := os.WriteFile(path, must[[]byte](t)(os.ReadFile(f.File.Name())), 0o600); err != nil {
+	if err := os.WriteFile(path, must[[]byte](t)(io.ReadAll(f)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	out, err := exec.Command("pocketsphinx_continuous", "-infile", path, "-logfn", "/dev/null").Output()

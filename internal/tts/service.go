@@ -6,7 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
+	"strings"
 	"sync"
 	"time"
 
@@ -14,6 +14,7 @@ import (
 	"golang.org/x/sync/semaphore"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
@@ -29,10 +30,14 @@ type Flights interface {
 
 // Config tunes the service. Zero values take the defaults of DefaultConfig.
 type Config struct {
-	// DataDir holds the audio: DataDir/audio/<key>.<encoding> (+ .json
-	// metadata) and, while a synthesis runs, DataDir/work/<key>/<n>.pcm.
-	// Instances that share a database must share this directory.
-	DataDir string
+	// Files keeps the audio: AudioPrefix<key>.<encoding> (+ .json
+	// metadata) and, while a synthesis runs, WorkPrefix<key>/<n>.pcm. Every
+	// instance that shares the database uses the same store, so a task
+	// resumes on any of them from the segments already made.
+	Files *blobstore.Store
+	// Presign, when positive, answers an audio download with a redirect to
+	// a presigned URL of the object store valid that long.
+	Presign time.Duration
 	// Provider names the synthesizer; it is part of every audio key.
 	Provider string
 	// MaxConcurrency bounds the segments synthesised at once on this
@@ -146,13 +151,8 @@ type Service struct {
 // NewService returns a service; call Start to run its worker. reg may be nil.
 func NewService(store Store, synth Synthesizer, flights Flights, cfg Config, log *slog.Logger, reg prometheus.Registerer) (*Service, error) {
 	cfg.fill()
-	if cfg.DataDir == "" {
-		return nil, errors.New("tts: DataDir is required")
-	}
-	for _, d := range []string{"audio", "work"} {
-		if err := os.MkdirAll(filepath.Join(cfg.DataDir, d), 0o750); err != nil {
-			return nil, fmt.Errorf("tts: create %s: %w", d, err)
-		}
+	if cfg.Files == nil {
+		return nil, errors.New("tts: Config.Files is required")
 	}
 	met, err := newMetrics(reg)
 	if err != nil {
@@ -310,12 +310,23 @@ func (s *Service) Watch(ctx context.Context, id, userID string, fn func(*Task) e
 	}
 }
 
-// AudioFile is an open finished audio file.
+// AudioFile is an open finished audio file: an io.ReadSeeker that fetches
+// the ranges read from the store (nothing is buffered), or, with
+// Config.Presign on an object store, a URL to redirect to (Object nil).
 type AudioFile struct {
-	*os.File
+	*blobstore.Object
 	Name        string
 	ContentType string
 	ModTime     time.Time
+	Redirect    string
+}
+
+// Close closes the object, if any.
+func (f *AudioFile) Close() error {
+	if f.Object == nil {
+		return nil
+	}
+	return f.Object.Close()
 }
 
 // OpenAudio opens the audio of userID's finished task.
@@ -331,23 +342,43 @@ func (s *Service) OpenAudio(ctx context.Context, id, userID string) (*AudioFile,
 	default:
 		return nil, apperr.Conflict("the audio of tts task %s is not ready yet (%d%%)", id, t.Progress()).AsRetryable()
 	}
-	f, err := os.Open(s.audioPath(t.Key, t.Params.Encoding))
-	if err != nil {
-		if os.IsNotExist(err) {
-			return nil, apperr.New(apperr.KindNotFound, "audio of tts task %s not found", id)
+	out := &AudioFile{Name: id + "." + t.Params.Encoding, ContentType: contentType(t.Params.Encoding), ModTime: t.UpdatedAt}
+	key := audioKey(t.Key, t.Params.Encoding)
+	if s.cfg.Presign > 0 {
+		u, ok, err := s.cfg.Files.SignedURL(ctx, key, s.cfg.Presign)
+		if err != nil {
+			return nil, blobErr(err, id)
 		}
-		return nil, apperr.Internal(err)
+		if ok {
+			out.Redirect = u
+			return out, nil
+		}
 	}
-	st, err := f.Stat()
+	obj, err := s.cfg.Files.Open(ctx, key)
 	if err != nil {
-		f.Close()
-		return nil, apperr.Internal(err)
+		return nil, blobErr(err, id)
 	}
-	ct := "audio/wav"
-	if t.Params.Encoding == EncodingMP3 {
-		ct = "audio/mpeg"
+	out.Object, out.ModTime = obj, obj.ModTime()
+	return out, nil
+}
+
+func contentType(enc string) string {
+	if enc == EncodingMP3 {
+		return "audio/mpeg"
 	}
-	return &AudioFile{File: f, Name: id + "." + t.Params.Encoding, ContentType: ct, ModTime: st.ModTime()}, nil
+	return "audio/wav"
+}
+
+// blobErr maps a file store error of task id's audio: 503 while the store
+// is down, 404 when the audio is gone.
+func blobErr(err error, id string) error {
+	switch {
+	case errors.Is(err, blobstore.ErrUnavailable):
+		return apperr.FileStoreDown(err)
+	case errors.Is(err, blobstore.ErrNotFound):
+		return apperr.New(apperr.KindNotFound, "audio of tts task %s not found", id)
+	}
+	return apperr.Internal(err)
 }
 
 // subscribe returns a channel signalled when this instance changes task id.
@@ -393,15 +424,62 @@ func (s *Service) cancelLocal(id string) {
 	}
 }
 
-func (s *Service) audioPath(key, enc string) string {
-	return filepath.Join(s.cfg.DataDir, "audio", key+"."+enc)
+// Key prefixes of the TTS blobs.
+const (
+	AudioPrefix = "tts/audio/"
+	WorkPrefix  = "tts/work/"
+)
+
+// audioKey is the blob of the audio of key; metaKey its metadata.
+func audioKey(key, enc string) string { return AudioPrefix + key + "." + enc }
+
+func metaKey(key, enc string) string { return AudioPrefix + key + "." + enc + ".json" }
+
+// NamedBlobs reports which of keys (under AudioPrefix or WorkPrefix) a
+// task still needs: the audio of a key some task has, the segments of a
+// key a queued or running task has. The orphan sweep deletes the others.
+func (s *Service) NamedBlobs(ctx context.Context, keys []string) (map[string]bool, error) {
+	out := map[string]bool{}
+	seen := map[string]bool{} // answers by "audio|key" or "work|key"
+	for _, k := range keys {
+		var q, key string
+		switch {
+		case strings.HasPrefix(k, AudioPrefix):
+			name := strings.TrimSuffix(strings.TrimPrefix(k, AudioPrefix), ".json")
+			if i := strings.LastIndexByte(name, '.'); i > 0 {
+				name = name[:i] // the encoding
+			}
+			q, key = "audio", name
+		case strings.HasPrefix(k, WorkPrefix):
+			rest := strings.TrimPrefix(k, WorkPrefix)
+			q, key = "work", rest[:max(strings.IndexByte(rest, '/'), 0)]
+		default:
+			continue
+		}
+		used, ok := seen[q+"|"+key]
+		if !ok {
+			var err error
+			if q == "audio" {
+				used, err = s.store.KeyInUse(ctx, key, "")
+			} else {
+				used, err = s.store.KeyPending(ctx, key)
+			}
+			if err != nil {
+				return nil, err
+			}
+			seen[q+"|"+key] = used
+		}
+		if used {
+			out[k] = true
+		}
+	}
+	return out, nil
 }
 
-func (s *Service) metaPath(key, enc string) string {
-	return filepath.Join(s.cfg.DataDir, "audio", key+"."+enc+".json")
-}
+// workPrefix starts the segment blobs of key.
+func workPrefix(key string) string { return WorkPrefix + key + "/" }
 
-func (s *Service) workDir(key string) string { return filepath.Join(s.cfg.DataDir, "work", key) }
+func segKey(key string, i int) string { return fmt.Sprintf("%s%06d.pcm", workPrefix(key), i) }
 
 // discardWork removes the work directory (finished segments) of key once
 // no task needs it: none is queued or running with key on any instance
@@ -421,12 +499,17 @@ func (s *Service) discardWork(key string) {
 	if pending, err := s.store.KeyPending(ctx, key); err != nil || pending {
 		return
 	}
-	if err := os.RemoveAll(s.workDir(key)); err != nil {
-		s.log.Warn("tts: remove work directory", "key", key, "err", err)
+	if err := s.cfg.Files.DeletePrefix(ctx, workPrefix(key)); err != nil {
+		s.log.Warn("tts: remove segments (the orphan sweep retries)", "key", key, "err", err)
 	}
 }
 
 func (s *Service) removeAudio(key, enc string) {
-	_ = os.Remove(s.metaPath(key, enc))
-	_ = os.Remove(s.audioPath(key, enc))
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	for _, k := range []string{metaKey(key, enc), audioKey(key, enc)} {
+		if err := s.cfg.Files.Delete(ctx, k); err != nil {
+			s.log.Warn("tts: remove audio (the orphan sweep retries)", "key", k, "err", err)
+		}
+	}
 }

@@ -3,8 +3,7 @@ package tts_test
 import (
 	"context"
 	"errors"
-	"os"
-	"path/filepath"
+	"io"
 	"strings"
 	"sync"
 	"testing"
@@ -12,6 +11,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/audio"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
 	"github.com/xunzhi-ai/aimeeting/internal/tts"
 )
@@ -59,7 +59,7 @@ func TestLongMixedTextOneWAV(t *testing.T) {
 	}
 	f := must[*tts.AudioFile](t)(svc.OpenAudio(context.Background(), task.ID, "u1"))
 	defer f.Close()
-	b := must[[]byte](t)(os.ReadFile(f.File.Name()))
+	b := must[[]byte](t)(io.ReadAll(f))
 	w := must[audio.WAV](t)(audio.ParseWAV(b))
 	if w.Channels != 1 || w.BitsPerSample != 16 || w.SampleRate != tts.DefaultSampleRate || w.AudioFormat != 1 {
 		t.Fatalf("format %+v", w.Format)
@@ -138,7 +138,7 @@ func TestResampledJoin(t *testing.T) {
 	wait(t, svc, task.ID, "u1")
 	f := must[*tts.AudioFile](t)(svc.OpenAudio(context.Background(), task.ID, "u1"))
 	defer f.Close()
-	w := must[audio.WAV](t)(audio.ParseWAV(must[[]byte](t)(os.ReadFile(f.File.Name()))))
+	w := must[audio.WAV](t)(audio.ParseWAV(must[[]byte](t)(io.ReadAll(f))))
 	segs := tts.Segments("One. Two two. Three three three.", cfg.SegmentMaxChars)
 	want := (len(segs) - 1) * 8000 / 4
 	for _, s := range segs {
@@ -157,7 +157,7 @@ func TestMP3(t *testing.T) {
 	wait(t, svc, task.ID, "u1")
 	f := must[*tts.AudioFile](t)(svc.OpenAudio(context.Background(), task.ID, "u1"))
 	defer f.Close()
-	b := must[[]byte](t)(os.ReadFile(f.File.Name()))
+	b := must[[]byte](t)(io.ReadAll(f))
 	if f.ContentType != "audio/mpeg" || len(b) < 100 || !(string(b[:3]) == "ID3" || b[0] == 0xFF) {
 		t.Fatalf("not an MP3: %s %q", f.ContentType, b[:min(8, len(b))])
 	}
@@ -208,7 +208,7 @@ func TestRetries(t *testing.T) {
 			t.Fatalf("Broken. tried %d times, want 3", n)
 		}
 		// The segments synthesised before the failure are gone (issue 16).
-		mustLeaveNoFiles(t, cfg.DataDir)
+		mustLeaveNoFiles(t, cfg.Files)
 	})
 }
 
@@ -239,7 +239,7 @@ func TestCancelAndDelete(t *testing.T) {
 		t.Fatalf("synthesis went on after cancel: %d then %d calls", calls, synth.calls.Load())
 	}
 	// Its finished segments are deleted with its work folder (issue 16).
-	mustLeaveNoFiles(t, cfg.DataDir)
+	mustLeaveNoFiles(t, cfg.Files)
 	if _, err := svc.Get(ctx, task.ID, "u2"); !apperr.Is(err, apperr.KindNotFound) {
 		t.Fatalf("another user's task: %v", err)
 	}
@@ -255,8 +255,8 @@ func TestCancelAndDelete(t *testing.T) {
 	if _, err := svc.Get(ctx, done.ID, "u1"); !apperr.Is(err, apperr.KindNotFound) {
 		t.Fatalf("deleted task still there: %v", err)
 	}
-	if files, _ := filepath.Glob(filepath.Join(cfg.DataDir, "audio", "*.wav")); len(files) != 0 {
-		t.Fatalf("audio left behind: %v", files)
+	if n, err := cfg.Files.Count(ctx, tts.AudioPrefix); err != nil || n != 0 {
+		t.Fatalf("%d audio blobs left behind (%v)", n, err)
 	}
 }
 
@@ -277,34 +277,33 @@ func TestCancelledRealSynthesisLeavesNoFiles(t *testing.T) {
 		}
 		return nil
 	})
-	if entries, _ := os.ReadDir(filepath.Join(cfg.DataDir, "work", task.Key)); len(entries) == 0 {
+	if n, _ := cfg.Files.Count(ctx, tts.WorkPrefix+task.Key+"/"); n == 0 {
 		t.Fatal("no segment on disk before the cancel: the test proves nothing")
 	}
 	got := must[*tts.Task](t)(svc.Delete(ctx, task.ID, "u1"))
 	if got == nil || got.Status != tts.StatusFailed || got.ErrorMessage != tts.CancelledMessage {
 		t.Fatalf("after cancel: %+v", got)
 	}
-	mustLeaveNoFiles(t, cfg.DataDir)
+	mustLeaveNoFiles(t, cfg.Files)
 }
 
 // mustLeaveNoFiles waits (at most 10 s: the cleanup follows the task's
-// goroutine) until dataDir holds no file but finished audio and its
-// metadata: no work folder, no segment, no temporary file.
-func mustLeaveNoFiles(tb testing.TB, dataDir string) {
+// goroutine) until the store holds no blob but finished audio and its
+// metadata: no segment, no temporary file.
+func mustLeaveNoFiles(tb testing.TB, files *blobstore.Store) {
 	tb.Helper()
 	var left []string
 	for deadline := time.Now().Add(10 * time.Second); ; {
 		left = left[:0]
-		_ = filepath.WalkDir(dataDir, func(path string, d os.DirEntry, err error) error {
-			rel, _ := filepath.Rel(dataDir, path)
-			switch {
-			case err != nil || rel == "." || rel == "audio" || rel == "work":
-			case strings.HasPrefix(rel, "audio"+string(filepath.Separator)) && !strings.Contains(rel, ".tmp-") && !d.IsDir():
-			default:
-				left = append(left, rel)
+		err := files.List(context.Background(), "", func(i blobstore.Info) error {
+			if !strings.HasPrefix(i.Key, tts.AudioPrefix) || strings.HasSuffix(i.Key, ".tmp") {
+				left = append(left, i.Key)
 			}
 			return nil
 		})
+		if err != nil {
+			tb.Fatal(err)
+		}
 		if len(left) == 0 {
 			return
 		}
@@ -356,13 +355,9 @@ func TestResumeAfterCrash(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The dead instance had finished segments 1 and 2.
-	work := filepath.Join(dir, "work", key)
-	if err := os.MkdirAll(work, 0o750); err != nil {
-		t.Fatal(err)
-	}
 	for i := range 2 {
 		pcm := audio.PCMBytes(make([]int16, 1600))
-		if err := os.WriteFile(filepath.Join(work, []string{"000000.pcm", "000001.pcm"}[i]), pcm, 0o640); err != nil {
+		if err := cfg.Files.PutBytes(ctx, tts.WorkPrefix+key+"/"+[]string{"000000.pcm", "000001.pcm"}[i], pcm, ""); err != nil {
 			t.Fatal(err)
 		}
 	}

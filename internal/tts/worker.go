@@ -5,9 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"os"
+	"io"
 	"os/exec"
-	"path/filepath"
 	"strings"
 	"time"
 
@@ -17,7 +16,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/audio"
-	"github.com/xunzhi-ai/aimeeting/internal/ids"
+	"github.com/xunzhi-ai/aimeeting/internal/blobstore"
 	"github.com/xunzhi-ai/aimeeting/internal/lease"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 )
@@ -172,7 +171,9 @@ func (s *Service) run(t *Task) bool {
 		delete(s.running, t.ID)
 		s.mu.Unlock()
 		cancel(nil)
-		s.nudge() // room for another task
+		if !errors.Is(err, blobstore.ErrUnavailable) {
+			s.nudge() // room for another task
+		} // else: the released task is tried again on the next poll, not in a tight loop
 	}()
 	return true
 }
@@ -189,7 +190,9 @@ func (s *Service) finish(t *Task, err error, m audioMeta) {
 		} else if ok {
 			s.met.tasks.WithLabelValues("done").Inc()
 		}
-	case errors.Is(err, errShutdown):
+	case errors.Is(err, errShutdown), errors.Is(err, blobstore.ErrUnavailable):
+		// Shutting down, or the file store is down: another instance, or
+		// this one once the store answers, resumes from the segments kept.
 		if _, rerr := s.store.Release(ctx, t.ID, owner); rerr != nil {
 			s.log.Warn("tts: release task", "task", t.ID, "err", rerr)
 		}
@@ -243,7 +246,7 @@ func (s *Service) renew(ctx context.Context, id string, cancel context.CancelCau
 // single-flight shared with identical tasks on every instance. Meanwhile it
 // copies the progress of whoever synthesises into t's row.
 func (s *Service) execute(ctx context.Context, t *Task) (audioMeta, error) {
-	if m, ok := s.cached(t.Key, t.Params.Encoding); ok {
+	if m, ok := s.cached(ctx, t.Key, t.Params.Encoding); ok {
 		s.met.cacheHit.Inc()
 		return m, nil
 	}
@@ -264,8 +267,10 @@ func (s *Service) execute(ctx context.Context, t *Task) (audioMeta, error) {
 			if jerr := json.Unmarshal(res.Value, &m); jerr != nil {
 				return audioMeta{}, apperr.Internal(fmt.Errorf("tts: flight result: %w", jerr))
 			}
-			if _, serr := os.Stat(s.audioPath(t.Key, t.Params.Encoding)); serr == nil {
+			if _, serr := s.cfg.Files.Stat(ctx, audioKey(t.Key, t.Params.Encoding)); serr == nil {
 				return m, nil
+			} else if !errors.Is(serr, blobstore.ErrNotFound) {
+				return audioMeta{}, serr
 			}
 			// The shared file was deleted since (its last task was deleted):
 			// make it again without replaying the flight.
@@ -280,7 +285,7 @@ func (s *Service) execute(ctx context.Context, t *Task) (audioMeta, error) {
 }
 
 // followProgress raises t's segments_done to the number of finished segment
-// files of its key (written by whichever task leads the flight) until ctx
+// blobs of its key (written by whichever task leads the flight) until ctx
 // is done.
 func (s *Service) followProgress(ctx context.Context, t *Task) {
 	tick := time.NewTicker(s.cfg.ProgressInterval)
@@ -292,8 +297,8 @@ func (s *Service) followProgress(ctx context.Context, t *Task) {
 			return
 		case <-tick.C:
 		}
-		n := countSegments(s.workDir(t.Key))
-		if n <= last {
+		n, err := s.cfg.Files.Count(ctx, workPrefix(t.Key))
+		if err != nil || n <= last {
 			continue
 		}
 		if _, err := s.store.Progress(ctx, t.ID, min(n, t.SegmentsTotal)); err == nil {
@@ -303,24 +308,9 @@ func (s *Service) followProgress(ctx context.Context, t *Task) {
 	}
 }
 
-// countSegments counts the finished segment files in dir.
-func countSegments(dir string) int {
-	entries, err := os.ReadDir(dir)
-	if err != nil {
-		return 0
-	}
-	n := 0
-	for _, e := range entries {
-		if strings.HasSuffix(e.Name(), ".pcm") {
-			n++
-		}
-	}
-	return n
-}
-
 // cached returns the metadata of an existing audio file of key.
-func (s *Service) cached(key, enc string) (audioMeta, bool) {
-	b, err := os.ReadFile(s.metaPath(key, enc))
+func (s *Service) cached(ctx context.Context, key, enc string) (audioMeta, bool) {
+	b, err := s.cfg.Files.ReadAll(ctx, metaKey(key, enc))
 	if err != nil {
 		return audioMeta{}, false
 	}
@@ -328,16 +318,16 @@ func (s *Service) cached(key, enc string) (audioMeta, bool) {
 	if json.Unmarshal(b, &m) != nil {
 		return audioMeta{}, false
 	}
-	if st, err := os.Stat(s.audioPath(key, enc)); err != nil || st.Size() != m.Bytes {
+	if st, err := s.cfg.Files.Stat(ctx, audioKey(key, enc)); err != nil || st.Size != m.Bytes {
 		return audioMeta{}, false
 	}
 	return m, true
 }
 
 // synthesizeAll synthesises t's segments (at most MaxConcurrency at once on
-// this instance, skipping those already in the work directory from an
-// interrupted run) and joins them into the audio file of t's key. The work
-// directory is removed on success, and on failure once no task needs it.
+// this instance, skipping those already in the store from an interrupted
+// run on any instance) and joins them into the audio blob of t's key. The
+// segments are removed on success, and on failure once no task needs them.
 func (s *Service) synthesizeAll(ctx context.Context, t *Task) (_ audioMeta, err error) {
 	s.met.runs.Inc()
 	s.mu.Lock()
@@ -357,14 +347,17 @@ func (s *Service) synthesizeAll(ctx context.Context, t *Task) (_ audioMeta, err 
 		return audioMeta{}, err // cancelled before it began: create nothing
 	}
 	segs := Segments(t.Text, s.cfg.SegmentMaxChars)
-	dir := s.workDir(t.Key)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		return audioMeta{}, apperr.Internal(err)
+	done := map[string]bool{}
+	if err := s.cfg.Files.List(ctx, workPrefix(t.Key), func(i blobstore.Info) error {
+		done[i.Key] = true
+		return nil
+	}); err != nil {
+		return audioMeta{}, err
 	}
 	g, gctx := errgroup.WithContext(ctx)
 	for i, seg := range segs {
-		path := segPath(dir, i)
-		if _, err := os.Stat(path); err == nil {
+		key := segKey(t.Key, i)
+		if done[key] {
 			continue // done by an earlier run
 		}
 		if err := s.sem.Acquire(gctx, 1); err != nil {
@@ -377,7 +370,7 @@ func (s *Service) synthesizeAll(ctx context.Context, t *Task) (_ audioMeta, err 
 				return fmt.Errorf("segment %d of %d (%q) failed after %d attempts: %w",
 					i+1, len(segs), preview(seg, 24), s.cfg.Retries+1, err)
 			}
-			return writeAtomic(path, audio.PCMBytes(pcm))
+			return s.cfg.Files.PutBytes(gctx, key, audio.PCMBytes(pcm), "application/octet-stream")
 		})
 	}
 	if err := g.Wait(); err != nil {
@@ -386,15 +379,15 @@ func (s *Service) synthesizeAll(ctx context.Context, t *Task) (_ audioMeta, err 
 	if err := ctx.Err(); err != nil {
 		return audioMeta{}, err
 	}
-	m, err := s.join(ctx, dir, len(segs), t.Key, t.Params)
+	m, err := s.join(ctx, len(segs), t.Key, t.Params)
 	if err != nil {
 		return audioMeta{}, err
 	}
-	_ = os.RemoveAll(dir)
+	if err := s.cfg.Files.DeletePrefix(context.WithoutCancel(ctx), workPrefix(t.Key)); err != nil {
+		s.log.Warn("tts: remove segments (the orphan sweep retries)", "key", t.Key, "err", err)
+	}
 	return m, nil
 }
-
-func segPath(dir string, i int) string { return filepath.Join(dir, fmt.Sprintf("%06d.pcm", i)) }
 
 // segment synthesises one segment as 16-bit mono PCM at p.SampleRate,
 // retrying failures that are not the request's fault.
@@ -424,92 +417,106 @@ func (s *Service) segment(ctx context.Context, text string, p Params) ([]int16, 
 	})
 }
 
-// join writes the n segment files of dir, in order and separated by Pause
-// of silence, as one WAV (converted to MP3 when asked) under the audio
-// directory, and its metadata next to it.
-func (s *Service) join(ctx context.Context, dir string, n int, key string, p Params) (audioMeta, error) {
+// join streams the n segments of key from the store, in order and
+// separated by Pause of silence, as one WAV (through lame into MP3 when
+// asked) into the audio blob of key, then writes its metadata next to it.
+// Nothing is buffered whole: a segment at a time is in memory.
+func (s *Service) join(ctx context.Context, n int, key string, p Params) (audioMeta, error) {
+	sizes := map[string]int64{}
+	if err := s.cfg.Files.List(ctx, workPrefix(key), func(i blobstore.Info) error {
+		sizes[i.Key] = i.Size
+		return nil
+	}); err != nil {
+		return audioMeta{}, err
+	}
 	var data int64
 	for i := range n {
-		st, err := os.Stat(segPath(dir, i))
-		if err != nil {
-			return audioMeta{}, apperr.Internal(fmt.Errorf("segment %d missing: %w", i+1, err))
+		size, ok := sizes[segKey(key, i)]
+		if !ok {
+			return audioMeta{}, apperr.Internal(fmt.Errorf("segment %d missing", i+1))
 		}
-		data += st.Size()
+		data += size
 	}
 	pause := make([]byte, 2*int(int64(p.SampleRate)*s.cfg.Pause.Milliseconds()/1000))
 	data += int64(n-1) * int64(len(pause))
 	if data > audio.MaxWAVData {
 		return audioMeta{}, apperr.Invalid("the audio would be longer than a WAV file can hold; send a shorter text")
 	}
-	final := s.audioPath(key, p.Encoding)
-	tmpWAV := final + ".tmp-" + ids.Token(4) + ".wav"
-	defer os.Remove(tmpWAV)
-	f, err := os.Create(tmpWAV)
-	if err != nil {
-		return audioMeta{}, apperr.Internal(err)
-	}
-	werr := func() error {
-		if _, err := f.Write(audio.WAVHeader(data, p.SampleRate)); err != nil {
-			return err
-		}
-		for i := range n {
-			b, err := os.ReadFile(segPath(dir, i))
-			if err != nil {
+	jctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	wavR, wavW := io.Pipe()
+	defer wavR.Close() // unblocks the writer when lame or the upload stopped reading
+	go func() {
+		wavW.CloseWithError(func() error {
+			if _, err := wavW.Write(audio.WAVHeader(data, p.SampleRate)); err != nil {
 				return err
 			}
-			if i > 0 {
-				if _, err := f.Write(pause); err != nil {
+			for i := range n {
+				b, err := s.cfg.Files.ReadAll(jctx, segKey(key, i))
+				if err != nil {
+					return err
+				}
+				if i > 0 {
+					if _, err := wavW.Write(pause); err != nil {
+						return err
+					}
+				}
+				if _, err := wavW.Write(b); err != nil {
 					return err
 				}
 			}
-			if _, err := f.Write(b); err != nil {
-				return err
-			}
-		}
-		return f.Sync()
+			return nil
+		}())
 	}()
-	if cerr := f.Close(); werr == nil {
-		werr = cerr
-	}
-	if werr != nil {
-		return audioMeta{}, apperr.Internal(fmt.Errorf("write audio: %w", werr))
-	}
-	out := tmpWAV
+	src := io.Reader(wavR)
+	var lame *exec.Cmd
+	var lameErr strings.Builder
 	if p.Encoding == EncodingMP3 {
-		out = final + ".tmp-" + ids.Token(4) + ".mp3"
-		defer os.Remove(out)
-		cmd := exec.CommandContext(ctx, s.cfg.Lame, "--quiet", tmpWAV, out)
-		if b, err := cmd.CombinedOutput(); err != nil {
-			return audioMeta{}, fmt.Errorf("lame: %w: %s", err, strings.TrimSpace(string(b)))
+		lame = exec.CommandContext(jctx, s.cfg.Lame, "--quiet", "-", "-")
+		lame.Stdin, lame.Stderr = wavR, &lameErr
+		out, err := lame.StdoutPipe()
+		if err != nil {
+			return audioMeta{}, apperr.Internal(err)
+		}
+		if err := lame.Start(); err != nil {
+			return audioMeta{}, fmt.Errorf("lame: %w", err)
+		}
+		src = out
+	}
+	counted := &countingReader{r: src}
+	final := audioKey(key, p.Encoding)
+	perr := s.cfg.Files.Put(jctx, final, counted, contentType(p.Encoding))
+	if perr != nil {
+		cancel() // stops the reader goroutine and lame
+		wavR.CloseWithError(perr)
+	}
+	if lame != nil {
+		if err := lame.Wait(); err != nil && perr == nil {
+			_ = s.cfg.Files.Delete(context.WithoutCancel(ctx), final)
+			return audioMeta{}, fmt.Errorf("lame: %w: %s", err, strings.TrimSpace(lameErr.String()))
 		}
 	}
-	st, err := os.Stat(out)
-	if err != nil {
-		return audioMeta{}, apperr.Internal(err)
+	if perr != nil {
+		return audioMeta{}, perr
 	}
 	samples := data / 2
-	m := audioMeta{DurationMs: samples * 1000 / int64(p.SampleRate), Bytes: st.Size(), Samples: samples,
+	m := audioMeta{DurationMs: samples * 1000 / int64(p.SampleRate), Bytes: counted.n, Samples: samples,
 		SampleRate: p.SampleRate, Segments: n}
-	if err := os.Rename(out, final); err != nil {
-		return audioMeta{}, apperr.Internal(err)
-	}
 	mb, _ := json.Marshal(m)
-	if err := writeAtomic(s.metaPath(key, p.Encoding), mb); err != nil {
-		return audioMeta{}, apperr.Internal(err)
+	if err := s.cfg.Files.PutBytes(ctx, metaKey(key, p.Encoding), mb, "application/json"); err != nil {
+		return audioMeta{}, err
 	}
 	return m, nil
 }
 
-// writeAtomic writes b to path through a temporary file and a rename, so
-// readers (other instances sharing the directory) never see half a file.
-func writeAtomic(path string, b []byte) error {
-	tmp := path + ".tmp-" + ids.Token(4)
-	if err := os.WriteFile(tmp, b, 0o640); err != nil {
-		return err
-	}
-	if err := os.Rename(tmp, path); err != nil {
-		_ = os.Remove(tmp)
-		return err
-	}
-	return nil
+// countingReader counts the bytes read through it.
+type countingReader struct {
+	r io.Reader
+	n int64
+}
+
+func (c *countingReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	c.n += int64(n)
+	return n, err
 }
