@@ -241,11 +241,27 @@ var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady
 
 // CreateSession abandons the user's active sessions and inserts s, in one
 // transaction.
+//
+// The active sessions are found with a plain (non-locking) read and
+// abandoned by primary key: an UPDATE ranging over the user's entries of
+// an index would lock the gap after them (REPEATABLE READ), and two users
+// whose ids fall in the same gap (time-ordered ids: the newest users share
+// the last gap) would each wait to insert into the other's locked gap, a
+// deadlock (issue 21). Two creates of the same user at the same instant may
+// therefore both stay active; the next create abandons both, and nothing
+// relies on a single active session.
 func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
 	return db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
+		var active []string
 		if err := tx.Model(&sessionRow{}).Where("user_id = ? AND status IN ?", s.UserID, activeStatuses).
-			Updates(map[string]any{"status": SessionAbandoned, "updated_at": s.CreatedAt}).Error; err != nil {
-			return fmt.Errorf("abandon sessions: %w", err)
+			Pluck("id", &active).Error; err != nil {
+			return fmt.Errorf("find active sessions: %w", err)
+		}
+		if len(active) > 0 {
+			if err := tx.Model(&sessionRow{}).Where("id IN ? AND status IN ?", active, activeStatuses).
+				Updates(map[string]any{"status": SessionAbandoned, "updated_at": s.CreatedAt}).Error; err != nil {
+				return fmt.Errorf("abandon sessions: %w", err)
+			}
 		}
 		r := toSessionRow(s)
 		if err := tx.Create(&r).Error; err != nil {
@@ -355,8 +371,15 @@ func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs [
 		if err := tx.Where("session_id = ?", s.ID).Find(&old).Error; err != nil {
 			return err
 		}
+		// Rows are deleted by key, found with plain reads: a locking
+		// DELETE by session would lock the index gap the next sessions
+		// insert into (see ClaimAnswer).
 		if len(old) > 0 {
-			if err := tx.Where("session_id = ?", s.ID).Delete(&fileRow{}).Error; err != nil {
+			oldIDs := make([]string, len(old))
+			for i, r := range old {
+				oldIDs[i] = r.ID
+			}
+			if err := tx.Where("id IN ?", oldIDs).Delete(&fileRow{}).Error; err != nil {
 				return err
 			}
 		}
@@ -368,8 +391,14 @@ func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs [
 		if err := tx.Create(&fr).Error; err != nil {
 			return err
 		}
-		if err := tx.Where("session_id = ?", s.ID).Delete(&questionRow{}).Error; err != nil {
+		var oldNumbers []string
+		if err := tx.Model(&questionRow{}).Where("session_id = ?", s.ID).Pluck("number", &oldNumbers).Error; err != nil {
 			return err
+		}
+		if len(oldNumbers) > 0 {
+			if err := tx.Where("session_id = ? AND number IN ?", s.ID, oldNumbers).Delete(&questionRow{}).Error; err != nil {
+				return err
+			}
 		}
 		rows := make([]questionRow, len(qs))
 		for i, q := range qs {
@@ -451,9 +480,21 @@ func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, st
 			return nil
 		}
 		// A failed earlier attempt of the same request is retried in place.
-		del := tx.Where("session_id = ? AND request_id = ? AND status = ?", t.SessionID, t.RequestID, TurnFailed).Delete(&turnRow{})
-		if del.Error != nil {
-			return del.Error
+		// It is looked up with a plain read (the session row locked above
+		// serializes every write to this session's turns) and deleted by
+		// primary key: a locking DELETE by session and request locks the
+		// index gap where the (usually absent) turn would be, the gap
+		// every session created about the same time inserts its turns
+		// into, and two claims then deadlock on each other's gap (issue 21).
+		var failed []string
+		if err := tx.Model(&turnRow{}).Where("session_id = ? AND request_id = ? AND status = ?", t.SessionID, t.RequestID, TurnFailed).
+			Pluck("id", &failed).Error; err != nil {
+			return err
+		}
+		if len(failed) > 0 {
+			if err := tx.Where("id IN ?", failed).Delete(&turnRow{}).Error; err != nil {
+				return err
+			}
 		}
 		r := toTurnRow(t)
 		if err := tx.Create(&r).Error; err != nil {
