@@ -100,7 +100,7 @@ func TestStoreConcurrentClaimsDoNotDeadlock(t *testing.T) {
 				tn := interview.Turn{ID: ids.New(), SessionID: s.ID, QuestionNumber: "1", RequestID: fmt.Sprintf("req-%d-%d", round, i),
 					Answer: "a", Status: interview.TurnEvaluating, CreatedAt: now, UpdatedAt: now}
 				<-start
-				won, err := st.ClaimAnswer(ctx, s, tn, now, now.Add(-time.Hour))
+				won, err := st.ClaimAnswer(ctx, s, tn, "", now, now.Add(-time.Hour))
 				if err == nil && !won {
 					err = fmt.Errorf("session %d: claim lost with no one else answering", i)
 				}

@@ -462,10 +462,21 @@ func (st *GormStore) Turns(ctx context.Context, sessionID string) ([]Turn, error
 }
 
 // ClaimAnswer takes the EVALUATING phase for t's request and stores the
-// answer, in one transaction. It succeeds when the session is still at the
-// version s was read at, asking t's question (or stuck evaluating since
-// before staleBefore). The answer is stored before any model call.
-func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, staleBefore time.Time) (bool, error) {
+// answer, in one transaction of two statements. It succeeds when the
+// session is still at the version s was read at, asking t's question (or
+// stuck evaluating since before staleBefore). The answer is stored before
+// any model call.
+//
+// retryOf is the id of a failed earlier attempt of the same request, ""
+// when the caller saw none: that turn is retried in place (deleted by
+// primary key, then the new one inserted). The caller found it with a
+// plain read; a failed turn it missed makes the insert a duplicate, and
+// the claim is then lost (false) so that the caller reads again. No turn
+// is looked up or deleted by session and request here: a locking read or
+// DELETE of an (usually absent) turn locks the index gap where it would
+// be, the gap every session created about the same time inserts its turns
+// into, and two claims then deadlock on each other's gap (issue 21).
+func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, retryOf string, now, staleBefore time.Time) (bool, error) {
 	won := false
 	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
@@ -479,20 +490,10 @@ func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, st
 		if res.RowsAffected != 1 {
 			return nil
 		}
-		// A failed earlier attempt of the same request is retried in place.
-		// It is looked up with a plain read (the session row locked above
-		// serializes every write to this session's turns) and deleted by
-		// primary key: a locking DELETE by session and request locks the
-		// index gap where the (usually absent) turn would be, the gap
-		// every session created about the same time inserts its turns
-		// into, and two claims then deadlock on each other's gap (issue 21).
-		var failed []string
-		if err := tx.Model(&turnRow{}).Where("session_id = ? AND request_id = ? AND status = ?", t.SessionID, t.RequestID, TurnFailed).
-			Pluck("id", &failed).Error; err != nil {
-			return err
-		}
-		if len(failed) > 0 {
-			if err := tx.Where("id IN ?", failed).Delete(&turnRow{}).Error; err != nil {
+		if retryOf != "" {
+			// The session row locked above serializes every write to this
+			// session's turns: the failed turn is still failed.
+			if err := tx.Where("id = ? AND status = ?", retryOf, TurnFailed).Delete(&turnRow{}).Error; err != nil {
 				return err
 			}
 		}
@@ -512,10 +513,13 @@ func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, st
 	return won, nil
 }
 
-// CompleteAnswer stores the evaluated turn, the follow-up question if any,
-// and moves the flow on, if the session is still evaluating requestID at
-// version. It reports whether this call did it.
-func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error) {
+// CompleteAnswer stores the evaluated turn, the follow-up question if any
+// and the AI trace entries of the evaluation, and moves the flow on, if
+// the session is still evaluating requestID at version: one transaction of
+// at most four statements. It reports whether this call did it (when not,
+// nothing is stored, traces included).
+func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string,
+	followUp *Question, traces []TraceEntry) (bool, error) {
 	won := false
 	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
@@ -535,6 +539,11 @@ func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, versi
 		if followUp != nil {
 			q := toQuestionRow(*followUp)
 			if err := tx.Create(&q).Error; err != nil {
+				return err
+			}
+		}
+		if len(traces) > 0 {
+			if err := tx.Create(traceRows(traces)).Error; err != nil {
 				return err
 			}
 		}
@@ -793,22 +802,7 @@ func (st *GormStore) AnySession(ctx context.Context, id string) (Session, error)
 
 // AddTrace appends an entry to a session's AI trace.
 func (st *GormStore) AddTrace(ctx context.Context, e TraceEntry) error {
-	r := traceRow{ID: ids.New(), SessionID: e.SessionID, Stage: e.Stage, QuestionNumber: e.QuestionNumber, Provider: e.Provider,
-		Model: e.Model, PromptVersion: e.PromptVersion, LatencyMs: e.LatencyMs, PromptTokens: e.PromptTokens,
-		CompletionTokens: e.CompletionTokens, Outcome: e.Outcome, RawTruncated: e.RawTruncated, CreatedAt: e.At}
-	if e.Error != "" {
-		r.Error = strPtr(e.Error)
-	}
-	if len(e.Parsed) > 0 {
-		r.Parsed = strPtr(string(e.Parsed))
-	}
-	if e.Raw != "" {
-		r.Raw = strPtr(e.Raw)
-	}
-	if err := st.db.WithContext(ctx).Create(&r).Error; err != nil {
-		return fmt.Errorf("store trace: %w", err)
-	}
-	return nil
+	return st.AddTraces(ctx, []TraceEntry{e})
 }
 
 // Traces lists a session's AI trace, oldest first.
@@ -828,4 +822,170 @@ func (st *GormStore) Traces(ctx context.Context, sessionID string) ([]TraceEntry
 		}
 	}
 	return out, nil
+}
+
+// answerStateRow is a session's deciding columns with the turn of one
+// request (all turn columns NULL when there is none).
+type answerStateRow struct {
+	ID            string
+	UserID        string
+	Status        string
+	Flow          string
+	FlowVersion   int64
+	FlowRequestID string
+	FlowUpdatedAt *time.Time
+	CurrentNumber string
+	InterviewType string
+	Target        string
+	Profile       *string
+	Offline       bool
+	Language      string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
+	TurnID        *string
+	TurnQuestion  *string
+	TurnStatus    *string
+	TurnResponse  *string
+	TurnCreatedAt *time.Time
+}
+
+// answerStateCols are the session columns an answer or the current question
+// needs; the resume's read summary, file and suggestions are not read.
+const answerStateCols = "s.id, s.user_id, s.status, s.flow, s.flow_version, s.flow_request_id, s.flow_updated_at, " +
+	"s.current_number, s.interview_type, s.target, s.offline, s.language, s.created_at, s.updated_at, s.started_at, s.finished_at"
+
+// AnswerState loads, in one query, the columns of a session of userID that
+// decide an answer (or show the current question) and, when requestID is
+// not "", the turn stored for that request (Turn.ID "" when there is none).
+// Another user's session is missing.
+//
+// Only what the caller uses is decoded: the turn carries its id, question,
+// status, creation time and, when done, its stored response (a replay is
+// answered from this one row); the session's profile is read and decoded
+// only when an answer may be evaluated (requestID set and no done turn).
+// Suggestions, resume file and read summary are not loaded.
+func (st *GormStore) AnswerState(ctx context.Context, userID, sessionID, requestID string) (Session, Turn, error) {
+	var rows []answerStateRow
+	var err error
+	if requestID == "" {
+		err = st.db.WithContext(ctx).Raw("SELECT "+answerStateCols+" FROM interview_sessions s WHERE s.id = ? AND s.user_id = ?",
+			sessionID, userID).Scan(&rows).Error
+	} else {
+		err = st.db.WithContext(ctx).Raw("SELECT "+answerStateCols+", s.profile, t.id AS turn_id, t.question_number AS turn_question, "+
+			"t.status AS turn_status, t.response AS turn_response, t.created_at AS turn_created_at "+
+			"FROM interview_sessions s LEFT JOIN interview_turns t ON t.session_id = s.id AND t.request_id = ? "+
+			"WHERE s.id = ? AND s.user_id = ?", requestID, sessionID, userID).Scan(&rows).Error
+	}
+	if err != nil {
+		return Session{}, Turn{}, fmt.Errorf("load session: %w", err)
+	}
+	if len(rows) == 0 {
+		return Session{}, Turn{}, errSessionMissing
+	}
+	r := rows[0]
+	s := Session{ID: r.ID, UserID: r.UserID, Status: r.Status, Flow: r.Flow, FlowVersion: r.FlowVersion,
+		FlowRequestID: r.FlowRequestID, FlowUpdatedAt: r.FlowUpdatedAt, CurrentNumber: r.CurrentNumber,
+		InterviewType: r.InterviewType, Target: r.Target, Offline: r.Offline, Language: r.Language,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+	var t Turn
+	if r.TurnID != nil {
+		t = Turn{ID: *r.TurnID, SessionID: r.ID, QuestionNumber: deref(r.TurnQuestion), RequestID: requestID, Status: deref(r.TurnStatus)}
+		if r.TurnCreatedAt != nil {
+			t.CreatedAt = *r.TurnCreatedAt
+		}
+		if t.Status == TurnDone && r.TurnResponse != nil {
+			t.Response = &AnswerResp{}
+			fromJSON(r.TurnResponse, t.Response)
+			return s, t, nil // a replay: the profile is not needed
+		}
+	}
+	if r.Profile != nil {
+		var p Profile
+		fromJSON(r.Profile, &p)
+		s.Profile = &p
+	}
+	return s, t, nil
+}
+
+// questionScoreRow is a question with the scored column of its done turn.
+type questionScoreRow struct {
+	Number     string
+	Seq        int
+	Content    string
+	IsFollowUp bool
+	ParentNo   string
+	Spec       *string
+	Targets    *string
+	Scored     *string
+}
+
+// QuestionsAndScores lists a session's questions in asking order and the
+// final scores of its answered main questions (hidden scores left out), in
+// one query. Only the rubric of question specFor is decoded (none when it
+// is ""): the others are listed by number and text.
+func (st *GormStore) QuestionsAndScores(ctx context.Context, sessionID, specFor string) ([]Question, []int, error) {
+	var rows []questionScoreRow
+	err := st.db.WithContext(ctx).Raw("SELECT q.number, q.seq, q.content, q.is_follow_up, q.parent_no, "+
+		"CASE WHEN q.number = ? THEN q.spec END AS spec, CASE WHEN q.number = ? THEN q.targets END AS targets, t.scored "+
+		"FROM interview_questions q LEFT JOIN interview_turns t "+
+		"ON t.session_id = q.session_id AND t.question_number = q.number AND t.status = ? "+
+		"WHERE q.session_id = ? ORDER BY q.seq, q.number", specFor, specFor, TurnDone, sessionID).Scan(&rows).Error
+	if err != nil {
+		return nil, nil, fmt.Errorf("list questions: %w", err)
+	}
+	qs := make([]Question, 0, len(rows))
+	var scores []int
+	for _, r := range rows {
+		if r.Scored != nil && !strings.Contains(r.Number, "-F") {
+			var sc struct {
+				Score  int    `json:"score"`
+				Hidden string `json:"hidden"`
+			}
+			fromJSON(r.Scored, &sc)
+			if sc.Hidden == "" {
+				scores = append(scores, sc.Score)
+			}
+		}
+		if n := len(qs); n > 0 && qs[n-1].Number == r.Number {
+			continue // a second done turn of one question (never stored; read defensively)
+		}
+		q := Question{SessionID: sessionID, Number: r.Number, Seq: r.Seq, Content: r.Content, IsFollow: r.IsFollowUp, ParentNo: r.ParentNo}
+		fromJSON(r.Spec, &q.Spec)
+		fromJSON(r.Targets, &q.Targets)
+		qs = append(qs, q)
+	}
+	return qs, scores, nil
+}
+
+// AddTraces appends entries to their sessions' AI traces in one statement.
+func (st *GormStore) AddTraces(ctx context.Context, es []TraceEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	if err := st.db.WithContext(ctx).Create(traceRows(es)).Error; err != nil {
+		return fmt.Errorf("store trace: %w", err)
+	}
+	return nil
+}
+
+// traceRows are the rows of es.
+func traceRows(es []TraceEntry) []traceRow {
+	rows := make([]traceRow, len(es))
+	for i, e := range es {
+		rows[i] = traceRow{ID: ids.New(), SessionID: e.SessionID, Stage: e.Stage, QuestionNumber: e.QuestionNumber, Provider: e.Provider,
+			Model: e.Model, PromptVersion: e.PromptVersion, LatencyMs: e.LatencyMs, PromptTokens: e.PromptTokens,
+			CompletionTokens: e.CompletionTokens, Outcome: e.Outcome, RawTruncated: e.RawTruncated, CreatedAt: e.At}
+		if e.Error != "" {
+			rows[i].Error = strPtr(e.Error)
+		}
+		if len(e.Parsed) > 0 {
+			rows[i].Parsed = strPtr(string(e.Parsed))
+		}
+		if e.Raw != "" {
+			rows[i].Raw = strPtr(e.Raw)
+		}
+	}
+	return rows
 }
