@@ -69,9 +69,9 @@ func TestStoreDatabaseFailures(t *testing.T) {
 				_, _, err := st.QuestionsAndScores(ctx, s.ID, "1")
 				return err
 			},
-			"AddTraces": func() error { return st.AddTraces(ctx, []interview.TraceEntry{{SessionID: s.ID, At: now}}) },
-			"Turns":          func() error { _, err := st.Turns(ctx, s.ID); return err },
-			"ClaimAnswer":    func() error { _, err := st.ClaimAnswer(ctx, s, turn, "", now, now); return err },
+			"AddTraces":   func() error { return st.AddTraces(ctx, []interview.TraceEntry{{SessionID: s.ID, At: now}}) },
+			"Turns":       func() error { _, err := st.Turns(ctx, s.ID); return err },
+			"ClaimAnswer": func() error { _, err := st.ClaimAnswer(ctx, s, turn, "", now, now); return err },
 			"CompleteAnswer": func() error {
 				_, err := st.CompleteAnswer(ctx, s.ID, 1, turn, interview.FlowAsking, "2", nil, nil)
 				return err
