@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -909,8 +910,10 @@ func (st *GormStore) AnswerState(ctx context.Context, userID, sessionID, request
 	return s, t, nil
 }
 
-// questionScoreRow is a question with the scored column of its done turn.
+// questionScoreRow is a question (Kind "q") or the scored column of a
+// done turn (Kind "t", Number its question, the rest empty).
 type questionScoreRow struct {
+	Kind       string
 	Number     string
 	Seq        int
 	Content    string
@@ -925,20 +928,27 @@ type questionScoreRow struct {
 // final scores of its answered main questions (hidden scores left out), in
 // one query. Only the rubric of question specFor is decoded (none when it
 // is ""): the others are listed by number and text.
+//
+// The query is a UNION ALL of the session's questions and its done turns,
+// each read through its own index, rather than a join, whose plan MariaDB
+// picks badly on small tables (a scan of the turns and a filesort).
 func (st *GormStore) QuestionsAndScores(ctx context.Context, sessionID, specFor string) ([]Question, []int, error) {
 	var rows []questionScoreRow
-	err := st.db.WithContext(ctx).Raw("SELECT q.number, q.seq, q.content, q.is_follow_up, q.parent_no, "+
-		"CASE WHEN q.number = ? THEN q.spec END AS spec, CASE WHEN q.number = ? THEN q.targets END AS targets, t.scored "+
-		"FROM interview_questions q LEFT JOIN interview_turns t "+
-		"ON t.session_id = q.session_id AND t.question_number = q.number AND t.status = ? "+
-		"WHERE q.session_id = ? ORDER BY q.seq, q.number", specFor, specFor, TurnDone, sessionID).Scan(&rows).Error
+	err := st.db.WithContext(ctx).Raw("SELECT 'q' AS kind, number, seq, content, is_follow_up, parent_no, "+
+		"CASE WHEN number = ? THEN spec END AS spec, CASE WHEN number = ? THEN targets END AS targets, NULL AS scored "+
+		"FROM interview_questions WHERE session_id = ? "+
+		"UNION ALL SELECT 't', question_number, 0, '', 0, '', NULL, NULL, scored "+
+		"FROM interview_turns WHERE session_id = ? AND status = ?", specFor, specFor, sessionID, sessionID, TurnDone).Scan(&rows).Error
 	if err != nil {
 		return nil, nil, fmt.Errorf("list questions: %w", err)
 	}
 	qs := make([]Question, 0, len(rows))
 	var scores []int
 	for _, r := range rows {
-		if r.Scored != nil && !strings.Contains(r.Number, "-F") {
+		if r.Kind == "t" {
+			if r.Scored == nil || strings.Contains(r.Number, "-F") {
+				continue // follow-ups are shown, not averaged
+			}
 			var sc struct {
 				Score  int    `json:"score"`
 				Hidden string `json:"hidden"`
@@ -947,15 +957,14 @@ func (st *GormStore) QuestionsAndScores(ctx context.Context, sessionID, specFor 
 			if sc.Hidden == "" {
 				scores = append(scores, sc.Score)
 			}
-		}
-		if n := len(qs); n > 0 && qs[n-1].Number == r.Number {
-			continue // a second done turn of one question (never stored; read defensively)
+			continue
 		}
 		q := Question{SessionID: sessionID, Number: r.Number, Seq: r.Seq, Content: r.Content, IsFollow: r.IsFollowUp, ParentNo: r.ParentNo}
 		fromJSON(r.Spec, &q.Spec)
 		fromJSON(r.Targets, &q.Targets)
 		qs = append(qs, q)
 	}
+	slices.SortStableFunc(qs, func(a, b Question) int { return cmp.Compare(a.Seq, b.Seq) })
 	return qs, scores, nil
 }
 
