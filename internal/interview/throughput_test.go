@@ -4,8 +4,11 @@ import (
 	"context"
 	"fmt"
 	"os"
+	"os/exec"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -59,6 +62,7 @@ func TestAnswerThroughput(t *testing.T) {
 
 	// Distinct answers: each worker answers its own sessions in turn.
 	var next atomic.Int64
+	cpu := cpuTime()
 	n, errs := run(conc, dur, func(w int, stop func() bool) (int, int) {
 		ok, bad := 0, 0
 		for !stop() {
@@ -83,7 +87,7 @@ func TestAnswerThroughput(t *testing.T) {
 		}
 		return ok, bad
 	})
-	t.Logf("distinct answers: c=%d %.0f/s, errors %d", conc, float64(n)/dur.Seconds(), errs)
+	t.Logf("distinct answers: c=%d %.0f/s, errors %d, %s", conc, float64(n)/dur.Seconds(), errs, perOp(cpu, n))
 
 	// Reads of one answered session per worker.
 	refs := ready[len(ready)-conc:]
@@ -98,6 +102,7 @@ func TestAnswerThroughput(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	cpu = cpuTime()
 	n, errs = run(conc, dur, func(w int, stop func() bool) (int, int) {
 		ok, bad := 0, 0
 		for !stop() {
@@ -109,7 +114,8 @@ func TestAnswerThroughput(t *testing.T) {
 		}
 		return ok, bad
 	})
-	t.Logf("current question: c=%d %.0f/s, errors %d", conc, float64(n)/dur.Seconds(), errs)
+	t.Logf("current question: c=%d %.0f/s, errors %d, %s", conc, float64(n)/dur.Seconds(), errs, perOp(cpu, n))
+	cpu = cpuTime()
 	n, errs = run(conc, dur, func(w int, stop func() bool) (int, int) {
 		ok, bad := 0, 0
 		for !stop() {
@@ -121,10 +127,50 @@ func TestAnswerThroughput(t *testing.T) {
 		}
 		return ok, bad
 	})
-	t.Logf("identical replay: c=%d %.0f/s, errors %d", conc, float64(n)/dur.Seconds(), errs)
+	t.Logf("identical replay: c=%d %.0f/s, errors %d, %s", conc, float64(n)/dur.Seconds(), errs, perOp(cpu, n))
 }
 
 type sessionRef struct{ user, id string }
+
+// cpuTime is the CPU time this process and MariaDB (when its pid is
+// found) have used so far.
+func cpuTime() [2]time.Duration {
+	var ru syscall.Rusage
+	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
+	self := time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+	return [2]time.Duration{self, mariadbCPU()}
+}
+
+// mariadbCPU reads the CPU time of the mariadbd processes from /proc (0
+// when there is none); other clients of the server count too.
+func mariadbCPU() time.Duration {
+	out, err := exec.Command("pgrep", "-x", "mariadbd").Output()
+	if err != nil {
+		return 0
+	}
+	var total int64
+	for _, pid := range strings.Fields(string(out)) {
+		stat, err := os.ReadFile("/proc/" + pid + "/stat")
+		if err != nil {
+			continue
+		}
+		f := strings.Fields(string(stat[strings.LastIndexByte(string(stat), ')')+2:]))
+		var ut, st int64
+		_, _ = fmt.Sscan(f[11], &ut)
+		_, _ = fmt.Sscan(f[12], &st)
+		total += ut + st
+	}
+	return time.Duration(total) * 10 * time.Millisecond // USER_HZ = 100
+}
+
+// perOp is the CPU time per operation since before.
+func perOp(before [2]time.Duration, n int) string {
+	if n == 0 {
+		return ""
+	}
+	now := cpuTime()
+	return fmt.Sprintf("CPU per op: test process %v, mariadbd %v", (now[0]-before[0])/time.Duration(n), (now[1]-before[1])/time.Duration(n))
+}
 
 // run runs f on conc workers for d and sums their counts.
 func run(conc int, d time.Duration, f func(w int, stop func() bool) (ok, bad int)) (ok, bad int) {
