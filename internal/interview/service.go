@@ -562,8 +562,8 @@ func mainOf(no string) string {
 // CurrentQuestion returns the question to answer now. Serving the first
 // question starts the interview (READY → IN_PROGRESS).
 //
-// It reads two rows' worth of queries: the session's deciding columns, then
-// its questions (no rubric decoded) with the main scores.
+// Two queries: the session's deciding columns, then its questions (no
+// rubric decoded) with the main questions' scores.
 func (s *Service) CurrentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, error) {
 	sess, _, err := s.store.AnswerState(ctx, userID, sessionID, "")
 	if err != nil {
