@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -62,6 +63,17 @@ func TestAnswerThroughput(t *testing.T) {
 
 	// Distinct answers: each worker answers its own sessions in turn.
 	var next atomic.Int64
+	if path := os.Getenv("INTERVIEW_BENCH_PROFILE"); path != "" {
+		// A CPU profile of the distinct answers only (not the setup).
+		f, err := os.Create(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := pprof.StartCPUProfile(f); err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(dur, pprof.StopCPUProfile)
+	}
 	cpu := cpuTime()
 	n, errs := run(conc, dur, func(w int, stop func() bool) (int, int) {
 		ok, bad := 0, 0
