@@ -899,7 +899,10 @@ func (st *GormStore) AnswerState(ctx context.Context, userID, sessionID, request
 		if t.Status == TurnDone && r.TurnResponse != nil {
 			t.Response = &AnswerResp{}
 			fromJSON(r.TurnResponse, t.Response)
-			return s, t, nil // a replay: the profile is not needed
+			// A replay, or (older than its 24 h) a 409: a request with a
+			// done turn is never claimed again (the turn's unique key), so
+			// the profile is not needed.
+			return s, t, nil
 		}
 	}
 	if r.Profile != nil {
