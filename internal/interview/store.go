@@ -514,6 +514,10 @@ func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, retryOf
 	return won, nil
 }
 
+// evaluatedTurnCols are the columns of a turn its evaluation sets.
+var evaluatedTurnCols = []string{"status", "score", "scored", "evaluation", "review", "review_reason", "feedback",
+	"follow_up", "prompt_version", "error_message", "response", "updated_at"}
+
 // CompleteAnswer stores the evaluated turn, the follow-up question if any
 // and the AI trace entries of the evaluation, and moves the flow on, if
 // the session is still evaluating requestID at version: one transaction of
@@ -534,7 +538,9 @@ func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, versi
 			return nil
 		}
 		r := toTurnRow(t)
-		if err := tx.Model(&turnRow{}).Where("id = ?", t.ID).Select("*").Omit("id", "created_at").Updates(&r).Error; err != nil {
+		// The claim stored the answer, its request and question: only the
+		// evaluation's columns change.
+		if err := tx.Model(&turnRow{}).Where("id = ?", t.ID).Select(evaluatedTurnCols).Updates(&r).Error; err != nil {
 			return err
 		}
 		if followUp != nil {
