@@ -78,6 +78,14 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		if _, ok := mc.Params["charset"]; !ok {
 			mc.Params["charset"] = "utf8mb4"
 		}
+		// Arguments are interpolated by the driver: a statement with
+		// arguments is one round trip instead of three (prepare, execute,
+		// close), which is most of an answer's time (issue 21). Safe with
+		// the UTF-8 charsets; the driver refuses it with the multibyte
+		// charsets where it would not be.
+		if cs := strings.ToLower(mc.Params["charset"]); cs == "utf8mb4" || cs == "utf8" {
+			mc.InterpolateParams = true
+		}
 		mc.Params["time_zone"] = "'+00:00'"
 		// Backstops below the per-call deadlines: a dial, and any single
 		// read or write on a connection, give up on a silent server.

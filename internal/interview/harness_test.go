@@ -104,18 +104,26 @@ func (h *hookStore) TurnByRequest(ctx context.Context, sessionID, requestID stri
 	return h.Store.TurnByRequest(ctx, sessionID, requestID)
 }
 
-func (h *hookStore) ClaimAnswer(ctx context.Context, s interview.Session, t interview.Turn, now, staleBefore time.Time) (bool, error) {
+func (h *hookStore) AnswerState(ctx context.Context, userID, sessionID, requestID string) (interview.Session, interview.Turn, error) {
+	if err := h.before("AnswerState"); err != nil {
+		return interview.Session{}, interview.Turn{}, err
+	}
+	return h.Store.AnswerState(ctx, userID, sessionID, requestID)
+}
+
+func (h *hookStore) ClaimAnswer(ctx context.Context, s interview.Session, t interview.Turn, retryOf string, now, staleBefore time.Time) (bool, error) {
 	if err := h.before("ClaimAnswer"); err != nil {
 		return false, err
 	}
-	return h.Store.ClaimAnswer(ctx, s, t, now, staleBefore)
+	return h.Store.ClaimAnswer(ctx, s, t, retryOf, now, staleBefore)
 }
 
-func (h *hookStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t interview.Turn, flow, next string, followUp *interview.Question) (bool, error) {
+func (h *hookStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t interview.Turn, flow, next string,
+	followUp *interview.Question, traces []interview.TraceEntry) (bool, error) {
 	if err := h.before("CompleteAnswer"); err != nil {
 		return false, err
 	}
-	return h.Store.CompleteAnswer(ctx, sessionID, version, t, flow, next, followUp)
+	return h.Store.CompleteAnswer(ctx, sessionID, version, t, flow, next, followUp, traces)
 }
 
 func (h *hookStore) FailAnswer(ctx context.Context, sessionID string, version int64, t interview.Turn) error {

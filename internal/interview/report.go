@@ -49,7 +49,7 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 			return DemeanorResult{}, apperr.Internal(err)
 		}
 		req.Messages[1].Images = []llm.Image{{MIME: mime, Data: photo}}
-		d, _, err := tracedInvoke(ctx, s, Call{Stage: StageDemeanor, SessionID: sess.ID, BusinessKey: hash,
+		d, _, err := tracedInvoke(ctx, s, nil, Call{Stage: StageDemeanor, SessionID: sess.ID, BusinessKey: hash,
 			Provider: prov, Request: req}, func(r llm.Response) (Demeanor, error) { return ParseDemeanor(r.Content) })
 		if err != nil {
 			return DemeanorResult{}, err

@@ -53,8 +53,15 @@ type Store interface {
 	StartInterview(ctx context.Context, id string, now time.Time) error
 	TurnByRequest(ctx context.Context, sessionID, requestID string) (Turn, error)
 	Turns(ctx context.Context, sessionID string) ([]Turn, error)
-	ClaimAnswer(ctx context.Context, s Session, t Turn, now, staleBefore time.Time) (bool, error)
-	CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error)
+	// AnswerState loads a session's deciding columns and the turn of
+	// requestID in one query (see GormStore.AnswerState).
+	AnswerState(ctx context.Context, userID, sessionID, requestID string) (Session, Turn, error)
+	// QuestionsAndScores lists the questions (the rubric of specFor only)
+	// and the main questions' final scores in one query.
+	QuestionsAndScores(ctx context.Context, sessionID, specFor string) ([]Question, []int, error)
+	ClaimAnswer(ctx context.Context, s Session, t Turn, retryOf string, now, staleBefore time.Time) (bool, error)
+	CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question,
+		traces []TraceEntry) (bool, error)
 	FailAnswer(ctx context.Context, sessionID string, version int64, t Turn) error
 	File(ctx context.Context, userID, id string) (File, error)
 	PathsInUse(ctx context.Context, paths []string) (map[string]bool, error)
@@ -67,6 +74,7 @@ type Store interface {
 	// AnySession loads a session whoever owns it (for admins).
 	AnySession(ctx context.Context, id string) (Session, error)
 	AddTrace(ctx context.Context, e TraceEntry) error
+	AddTraces(ctx context.Context, es []TraceEntry) error
 	Traces(ctx context.Context, sessionID string) ([]TraceEntry, error)
 }
 
@@ -443,7 +451,7 @@ func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedT
 	if err != nil {
 		return Profile{}, Questions{}, apperr.Internal(err)
 	}
-	profile, _, err := tracedInvoke(ctx, s, Call{Stage: StageProfile, SessionID: sessionID, BusinessKey: hash,
+	profile, _, err := tracedInvoke(ctx, s, nil, Call{Stage: StageProfile, SessionID: sessionID, BusinessKey: hash,
 		Provider: s.provider, Request: req}, func(r llm.Response) (Profile, error) { return ParseProfile(r.Content) })
 	if err != nil {
 		return Profile{}, Questions{}, err
@@ -454,7 +462,7 @@ func (s *Service) extract(ctx context.Context, sessionID, text, hash, confirmedT
 	if err != nil {
 		return Profile{}, Questions{}, apperr.Internal(err)
 	}
-	qs, _, err := tracedInvoke(ctx, s, Call{Stage: StageExtraction, SessionID: sessionID, BusinessKey: HashBytes([]byte(hash), []byte(target)),
+	qs, _, err := tracedInvoke(ctx, s, nil, Call{Stage: StageExtraction, SessionID: sessionID, BusinessKey: HashBytes([]byte(hash), []byte(target)),
 		Provider: s.provider, Request: req}, func(r llm.Response) (Questions, error) { return ParseQuestions(r.Content) })
 	if err != nil {
 		return Profile{}, Questions{}, err
@@ -547,7 +555,11 @@ func (s *Service) ResumeFile(ctx context.Context, userID, sessionID string) (f F
 type state struct {
 	sess      Session
 	questions []Question
-	turns     []Turn
+	// turns are every turn, in order; nil when loaded for an answer or the
+	// current question (withQuestions), which need only scores.
+	turns []Turn
+	// scores are the final scores of the answered main questions.
+	scores []int
 }
 
 func (s *Service) load(ctx context.Context, userID, sessionID string) (state, error) {
@@ -563,7 +575,18 @@ func (s *Service) load(ctx context.Context, userID, sessionID string) (state, er
 	if err != nil {
 		return state{}, err
 	}
-	return state{sess: sess, questions: qs, turns: turns}, nil
+	return state{sess: sess, questions: qs, turns: turns, scores: mainScoresOf(turns)}, nil
+}
+
+// withQuestions adds to sess (read by AnswerState) its questions, with the
+// rubric of the current one only, and the main questions' scores: one
+// query.
+func (s *Service) withQuestions(ctx context.Context, sess Session, specFor string) (state, error) {
+	qs, scores, err := s.store.QuestionsAndScores(ctx, sess.ID, specFor)
+	if err != nil {
+		return state{}, err
+	}
+	return state{sess: sess, questions: qs, scores: scores}, nil
 }
 
 func (st state) question(no string) (Question, bool) {
@@ -576,9 +599,12 @@ func (st state) question(no string) (Question, bool) {
 }
 
 // mainScores are the final scores of answered main questions.
-func (st state) mainScores() []int {
+func (st state) mainScores() []int { return st.scores }
+
+// mainScoresOf are the final scores of the answered main questions of turns.
+func mainScoresOf(turns []Turn) []int {
 	var out []int
-	for _, t := range st.turns {
+	for _, t := range turns {
 		if t.Status == TurnDone && t.Scored != nil && t.Scored.Hidden == "" && !strings.Contains(t.QuestionNumber, "-F") {
 			out = append(out, t.Scored.Score)
 		}
@@ -616,19 +642,26 @@ func mainOf(no string) string {
 
 // CurrentQuestion returns the question to answer now. Serving the first
 // question starts the interview (READY → IN_PROGRESS).
+//
+// Two queries: the session's deciding columns, then its questions (no
+// rubric decoded) with the main questions' scores.
 func (s *Service) CurrentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, error) {
-	st, err := s.load(ctx, userID, sessionID)
+	sess, _, err := s.store.AnswerState(ctx, userID, sessionID, "")
 	if err != nil {
 		return AnswerResp{}, err
 	}
-	switch st.sess.Status {
+	switch sess.Status {
 	case SessionReady:
-		if err := s.store.StartInterview(ctx, st.sess.ID, s.now()); err != nil {
+		if err := s.store.StartInterview(ctx, sess.ID, s.now()); err != nil {
 			return AnswerResp{}, err
 		}
 	case SessionInProgress, SessionFinished:
 	default:
-		return AnswerResp{}, invalidState("the session has no questions yet (status %s): upload a resume first", st.sess.Status)
+		return AnswerResp{}, invalidState("the session has no questions yet (status %s): upload a resume first", sess.Status)
+	}
+	st, err := s.withQuestions(ctx, sess, "")
+	if err != nil {
+		return AnswerResp{}, err
 	}
 	return s.currentResp(st), nil
 }
@@ -700,35 +733,46 @@ func (e *ErrStillEvaluating) Accepted() any { return e.Resp }
 // Answer scores an answer to the current question. The answer is stored
 // before the model is called; a repeated request replays the stored
 // response; a stale question number is a 409 carrying the current question.
+//
+// A distinct answer costs two queries (the session with the turn of the
+// request, then the questions with the scores), the claim (two statements,
+// one commit) and the completion (at most four statements: session, turn,
+// follow-up question, AI trace; one commit). A replay is the first query.
 func (s *Service) Answer(ctx context.Context, userID, sessionID string, in AnswerInput) (AnswerResp, error) {
 	// Load first: another user's session is a 404 whatever the body says.
-	st, err := s.load(ctx, userID, sessionID)
+	verr := in.validate(sessionID)
+	requestID := in.RequestID
+	if verr != nil {
+		requestID = ""
+	}
+	sess, prev, err := s.store.AnswerState(ctx, userID, sessionID, requestID)
 	if err != nil {
 		return AnswerResp{}, err
 	}
-	if err := in.validate(sessionID); err != nil {
-		return AnswerResp{}, err
+	if verr != nil {
+		return AnswerResp{}, verr
 	}
+	traces := &traceBatch{}
+	defer s.storeTraces(ctx, traces)
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			if st, err = s.load(ctx, userID, sessionID); err != nil {
+			if sess, prev, err = s.store.AnswerState(ctx, userID, sessionID, in.RequestID); err != nil {
 				return AnswerResp{}, err
 			}
 		}
-		if t, err := s.store.TurnByRequest(ctx, sessionID, in.RequestID); err == nil {
-			if t.Status == TurnDone && t.Response != nil && s.now().Sub(t.CreatedAt) < replayFor {
-				s.metrics.replays.Inc()
-				return *t.Response, nil
-			}
-		} else if !apperr.Is(err, apperr.KindNotFound) {
-			return AnswerResp{}, err
+		if prev.Status == TurnDone && prev.Response != nil && s.now().Sub(prev.CreatedAt) < replayFor {
+			s.metrics.replays.Inc()
+			return *prev.Response, nil
 		}
-		sess := st.sess
 		if sess.Status != SessionReady && sess.Status != SessionInProgress {
 			return AnswerResp{}, invalidState("answers are accepted only while the interview runs (session is %s)", sess.Status)
 		}
 		if sess.Flow == FlowCompleted {
 			return AnswerResp{}, invalidState("every question has been answered: finish the interview")
+		}
+		st, err := s.withQuestions(ctx, sess, sess.CurrentNumber)
+		if err != nil {
+			return AnswerResp{}, err
 		}
 		if in.QuestionNumber != sess.CurrentNumber {
 			s.metrics.stale.Inc()
@@ -744,7 +788,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 			// The same request is being evaluated (another instance or a
 			// double click): evaluate alongside it. Single-flight makes this
 			// a follower of the same model call.
-			return s.evaluate(ctx, st, q, sess.FlowVersion, in)
+			return s.evaluate(ctx, st, q, sess.FlowVersion, in, prev, traces)
 		}
 		if sess.Flow == FlowEvaluating && !stale {
 			s.metrics.stale.Inc()
@@ -753,20 +797,41 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 		turn := Turn{ID: ids.New(), SessionID: sess.ID, QuestionNumber: q.Number, RequestID: in.RequestID,
 			Answer: in.AnswerContent, Status: TurnEvaluating, PromptVersion: s.prompts[StageEvaluation].Version,
 			CreatedAt: now, UpdatedAt: now}
-		won, err := s.store.ClaimAnswer(ctx, sess, turn, now, now.Add(-s.cfg.StaleAfter))
+		retryOf := ""
+		if prev.Status == TurnFailed {
+			retryOf = prev.ID // a failed attempt of this request is retried in place
+		}
+		won, err := s.store.ClaimAnswer(ctx, sess, turn, retryOf, now, now.Add(-s.cfg.StaleAfter))
 		if err != nil {
 			return AnswerResp{}, err
 		}
 		if won {
 			st.sess.Flow, st.sess.FlowRequestID, st.sess.FlowVersion = FlowEvaluating, in.RequestID, sess.FlowVersion+1
-			st.turns = append(st.turns, turn)
-			return s.evaluate(ctx, st, q, st.sess.FlowVersion, in)
+			return s.evaluate(ctx, st, q, st.sess.FlowVersion, in, turn, traces)
 		}
 		if attempt >= 2 {
 			return AnswerResp{}, invalidState("the session is changing too fast; reload it and try again")
 		}
 		// Lost the race: reload and decide again (join, replay or 409).
 	}
+}
+
+// traceBatch holds the AI trace entries of one answer until they are
+// stored with its result (CompleteAnswer) or, when it has none, at the
+// end of the request (storeTraces). The calls of one answer run one after
+// another on the request's goroutine.
+type traceBatch struct{ entries []TraceEntry }
+
+// storeTraces stores the entries the answer's result did not take.
+func (s *Service) storeTraces(ctx context.Context, b *traceBatch) {
+	if len(b.entries) == 0 {
+		return
+	}
+	if err := s.store.AddTraces(context.WithoutCancel(ctx), b.entries); err != nil {
+		s.log.LogAttrs(ctx, slog.LevelWarn, "interview: trace not stored",
+			slog.String("session", b.entries[0].SessionID), slog.Any("err", err))
+	}
+	b.entries = nil
 }
 
 // staleQuestion is the 409 of an answer to a question that is not current.
@@ -785,37 +850,40 @@ func staleQuestion(cur AnswerResp, sent string) error {
 // the EVALUATING phase at version, then stores the result (or, when another
 // instance stored it first, returns what it stored).
 //
-// Its progress (scoring, review, follow-up) is reported under the request
-// id (Service.Progress).
-func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput) (resp AnswerResp, err error) {
+// claimed is the EVALUATING turn of the request (its id and creation time
+// are kept); traces collects the calls' trace entries. Its progress
+// (scoring, review, follow-up) is reported under the request id
+// (Service.Progress).
+func (s *Service) evaluate(ctx context.Context, st state, q Question, version int64, in AnswerInput, claimed Turn,
+	traces *traceBatch) (resp AnswerResp, err error) {
 	ctx, tr := s.track(ctx, st.sess.ID, in.RequestID, ProgressAnswer, StepScoring)
 	defer func() { tr.finish(ctx, err, s.now()) }()
-	v, err := s.score(ctx, st.sess, q, in.AnswerContent)
+	v, err := s.score(ctx, traces, st.sess, q, in.AnswerContent)
 	if err != nil {
-		return s.evaluationFailed(ctx, st, version, in, candidateError(ProgressAnswer, err))
+		return s.evaluationFailed(ctx, st, version, in, claimed, candidateError(ProgressAnswer, err))
 	}
 	lang := sessionLanguage(st.sess)
 	feedback := withReviewNotice(lang, GuardFeedbackIn(lang, v.eval.Feedback, v.eval, q.Spec), v.scored.Reason)
-	decision, followUp := s.followUp(ctx, st, q, in.AnswerContent, v)
+	decision, followUp := s.followUp(ctx, traces, st, q, in.AnswerContent, v)
 	flow, next := st.advance(q, followUp)
-	turn, err := s.doneTurn(ctx, st.sess.ID, q, in, v, feedback, decision)
+	turn, err := s.doneTurn(ctx, st.sess.ID, q, in, v, feedback, decision, claimed)
 	if err != nil {
 		return AnswerResp{}, err
 	}
 	resp = st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
 	turn.Response = &resp
-	return s.completeAnswer(ctx, st.sess.ID, version, turn, flow, next, followUp)
+	return s.completeAnswer(ctx, st.sess.ID, version, turn, flow, next, followUp, traces)
 }
 
 // followUp applies the follow-up rules to a scored answer and, when they
 // ask for one, writes it; the question is nil when none is asked.
-func (s *Service) followUp(ctx context.Context, st state, q Question, answer string, v verdict) (FollowUpDecision, *Question) {
+func (s *Service) followUp(ctx context.Context, traces *traceBatch, st state, q Question, answer string, v verdict) (FollowUpDecision, *Question) {
 	decision := DecideFollowUp(FollowUpState{Completed: false, FollowUpsAsked: st.followUpsAsked(mainOf(q.Number)),
 		MaxFollowUp: s.cfg.MaxFollowUp, IsFollowUp: q.IsFollow, Spec: q.Spec, Eval: v.eval, Score: v.scored.Score})
 	if !decision.Ask {
 		return decision, nil
 	}
-	text := s.followUpText(ctx, st.sess.ID, sessionLanguage(st.sess), q, answer, decision.Targets, v.eval.MissingPoints)
+	text := s.followUpText(ctx, traces, st.sess.ID, sessionLanguage(st.sess), q, answer, decision.Targets, v.eval.MissingPoints)
 	if text == "" {
 		decision.Ask, decision.Reason = false, "no-usable-follow-up"
 		return decision, nil
@@ -838,11 +906,15 @@ func (st state) advance(q Question, followUp *Question) (flow, next string) {
 }
 
 // doneTurn is the evaluated turn of the request, in place of the
-// EVALUATING turn stored when the answer was claimed.
-func (s *Service) doneTurn(ctx context.Context, sessionID string, q Question, in AnswerInput, v verdict, feedback string, decision FollowUpDecision) (Turn, error) {
-	existing, err := s.store.TurnByRequest(ctx, sessionID, in.RequestID)
-	if err != nil {
-		return Turn{}, err
+// EVALUATING turn stored when the answer was claimed (read again only when
+// the caller did not see it).
+func (s *Service) doneTurn(ctx context.Context, sessionID string, q Question, in AnswerInput, v verdict, feedback string,
+	decision FollowUpDecision, existing Turn) (Turn, error) {
+	if existing.ID == "" {
+		var err error
+		if existing, err = s.store.TurnByRequest(ctx, sessionID, in.RequestID); err != nil {
+			return Turn{}, err
+		}
 	}
 	scored, ev := v.scored, v.eval
 	return Turn{ID: existing.ID, SessionID: sessionID, QuestionNumber: q.Number, RequestID: in.RequestID, Answer: in.AnswerContent,
@@ -880,12 +952,14 @@ func (st state) answerResp(q Question, requestID string, scored Scored, feedback
 // evaluating this request at version. When another instance completed the
 // same request first, it answers with what that one stored, so every copy
 // of the request gets the same response.
-func (s *Service) completeAnswer(ctx context.Context, sessionID string, version int64, turn Turn, flow, next string, followUp *Question) (AnswerResp, error) {
-	won, err := s.store.CompleteAnswer(context.WithoutCancel(ctx), sessionID, version, turn, flow, next, followUp)
+func (s *Service) completeAnswer(ctx context.Context, sessionID string, version int64, turn Turn, flow, next string,
+	followUp *Question, traces *traceBatch) (AnswerResp, error) {
+	won, err := s.store.CompleteAnswer(context.WithoutCancel(ctx), sessionID, version, turn, flow, next, followUp, traces.entries)
 	if err != nil {
 		return AnswerResp{}, err
 	}
 	if won {
+		traces.entries = nil // stored with the result
 		return *turn.Response, nil
 	}
 	stored, err := s.store.TurnByRequest(ctx, sessionID, turn.RequestID)
@@ -912,8 +986,8 @@ type verdict struct {
 
 // score evaluates the answer and, when the rules ask for it, reviews it;
 // a final verdict the evidence cannot support is hidden.
-func (s *Service) score(ctx context.Context, sess Session, q Question, answer string) (verdict, error) {
-	v, err := s.judge(ctx, sess.ID, sessionLanguage(sess), ResumeProfileText(sess.Profile, sess.Target), q, answer)
+func (s *Service) score(ctx context.Context, traces *traceBatch, sess Session, q Question, answer string) (verdict, error) {
+	v, err := s.judge(ctx, traces, sess.ID, sessionLanguage(sess), ResumeProfileText(sess.Profile, sess.Target), q, answer)
 	if err == nil {
 		v.scored.Hidden = EvidenceInsufficient(v.eval, v.review)
 	}
@@ -921,14 +995,14 @@ func (s *Service) score(ctx context.Context, sess Session, q Question, answer st
 }
 
 // judge runs the evaluation and, when the rules ask for it, the review.
-func (s *Service) judge(ctx context.Context, sessionID, lang, profile string, q Question, answer string) (verdict, error) {
+func (s *Service) judge(ctx context.Context, traces *traceBatch, sessionID, lang, profile string, q Question, answer string) (verdict, error) {
 	req, err := s.prompts[StageEvaluation].In(lang).Request(EvaluationInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
 		ResumeProfile: profile})
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}
 	parse := func(r llm.Response) (Evaluation, error) { return ParseEvaluation(r.Content) }
-	ev, _, err := tracedInvoke(ctx, s, Call{Stage: StageEvaluation, SessionID: sessionID, QuestionNumber: q.Number,
+	ev, _, err := tracedInvoke(ctx, s, traces, Call{Stage: StageEvaluation, SessionID: sessionID, QuestionNumber: q.Number,
 		Answer: answer, Provider: s.provider, Request: req}, parse)
 	if err != nil {
 		return verdict{}, err
@@ -944,7 +1018,7 @@ func (s *Service) judge(ctx context.Context, sessionID, lang, profile string, q 
 	if err != nil {
 		return verdict{}, apperr.Internal(err)
 	}
-	second, _, err := tracedInvoke(ctx, s, Call{Stage: StageReview, SessionID: sessionID, QuestionNumber: q.Number,
+	second, _, err := tracedInvoke(ctx, s, traces, Call{Stage: StageReview, SessionID: sessionID, QuestionNumber: q.Number,
 		Answer: answer, Provider: s.provider, Request: req}, parse)
 	if err != nil {
 		if errors.Is(err, context.Canceled) {
@@ -959,11 +1033,11 @@ func (s *Service) judge(ctx context.Context, sessionID, lang, profile string, q 
 
 // followUpText asks the model for a follow-up, falling back to the spec's
 // follow-up strategy; "" when neither is usable.
-func (s *Service) followUpText(ctx context.Context, sessionID, lang string, q Question, answer string, targets, missing []string) string {
+func (s *Service) followUpText(ctx context.Context, traces *traceBatch, sessionID, lang string, q Question, answer string, targets, missing []string) string {
 	req, err := s.prompts[StageFollowUp].In(lang).Request(FollowUpInput{QuestionNumber: q.Number, Question: q.Spec, Answer: answer,
 		Targets: targets, MissingPoints: missing})
 	if err == nil {
-		out, _, err := tracedInvoke(ctx, s, Call{Stage: StageFollowUp, SessionID: sessionID, QuestionNumber: q.Number,
+		out, _, err := tracedInvoke(ctx, s, traces, Call{Stage: StageFollowUp, SessionID: sessionID, QuestionNumber: q.Number,
 			Answer: answer, Provider: s.provider, Request: req}, func(r llm.Response) (FollowUpOutput, error) { return ParseFollowUp(r.Content) })
 		if err == nil {
 			if text, ok := CleanFollowUp(out.FollowUp); ok {
@@ -981,7 +1055,7 @@ func (s *Service) followUpText(ctx context.Context, sessionID, lang string, q Qu
 // 202; otherwise the turn is marked failed (the answer stays stored), the
 // question is given back and the error returned, so the same request can be
 // retried.
-func (s *Service) evaluationFailed(ctx context.Context, st state, version int64, in AnswerInput, err error) (AnswerResp, error) {
+func (s *Service) evaluationFailed(ctx context.Context, st state, version int64, in AnswerInput, claimed Turn, err error) (AnswerResp, error) {
 	if errors.Is(err, singleflight.ErrInProgress) {
 		r := s.currentResp(st)
 		r.RequestID, r.Status = in.RequestID, "evaluating"
@@ -992,7 +1066,10 @@ func (s *Service) evaluationFailed(ctx context.Context, st state, version int64,
 		// retry of the same request will find the result.
 		return AnswerResp{}, err
 	}
-	t, lerr := s.store.TurnByRequest(ctx, st.sess.ID, in.RequestID)
+	t, lerr := claimed, error(nil)
+	if t.ID == "" {
+		t, lerr = s.store.TurnByRequest(ctx, st.sess.ID, in.RequestID)
+	}
 	if lerr == nil {
 		t.ErrorMessage = err.Error()
 		if e := apperr.As(err); e != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -241,11 +242,27 @@ var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady
 
 // CreateSession abandons the user's active sessions and inserts s, in one
 // transaction.
+//
+// The active sessions are found with a plain (non-locking) read and
+// abandoned by primary key: an UPDATE ranging over the user's entries of
+// an index would lock the gap after them (REPEATABLE READ), and two users
+// whose ids fall in the same gap (time-ordered ids: the newest users share
+// the last gap) would each wait to insert into the other's locked gap, a
+// deadlock (issue 21). Two creates of the same user at the same instant may
+// therefore both stay active; the next create abandons both, and nothing
+// relies on a single active session.
 func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
 	return db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
+		var active []string
 		if err := tx.Model(&sessionRow{}).Where("user_id = ? AND status IN ?", s.UserID, activeStatuses).
-			Updates(map[string]any{"status": SessionAbandoned, "updated_at": s.CreatedAt}).Error; err != nil {
-			return fmt.Errorf("abandon sessions: %w", err)
+			Pluck("id", &active).Error; err != nil {
+			return fmt.Errorf("find active sessions: %w", err)
+		}
+		if len(active) > 0 {
+			if err := tx.Model(&sessionRow{}).Where("id IN ? AND status IN ?", active, activeStatuses).
+				Updates(map[string]any{"status": SessionAbandoned, "updated_at": s.CreatedAt}).Error; err != nil {
+				return fmt.Errorf("abandon sessions: %w", err)
+			}
 		}
 		r := toSessionRow(s)
 		if err := tx.Create(&r).Error; err != nil {
@@ -355,8 +372,15 @@ func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs [
 		if err := tx.Where("session_id = ?", s.ID).Find(&old).Error; err != nil {
 			return err
 		}
+		// Rows are deleted by key, found with plain reads: a locking
+		// DELETE by session would lock the index gap the next sessions
+		// insert into (see ClaimAnswer).
 		if len(old) > 0 {
-			if err := tx.Where("session_id = ?", s.ID).Delete(&fileRow{}).Error; err != nil {
+			oldIDs := make([]string, len(old))
+			for i, r := range old {
+				oldIDs[i] = r.ID
+			}
+			if err := tx.Where("id IN ?", oldIDs).Delete(&fileRow{}).Error; err != nil {
 				return err
 			}
 		}
@@ -368,8 +392,14 @@ func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs [
 		if err := tx.Create(&fr).Error; err != nil {
 			return err
 		}
-		if err := tx.Where("session_id = ?", s.ID).Delete(&questionRow{}).Error; err != nil {
+		var oldNumbers []string
+		if err := tx.Model(&questionRow{}).Where("session_id = ?", s.ID).Pluck("number", &oldNumbers).Error; err != nil {
 			return err
+		}
+		if len(oldNumbers) > 0 {
+			if err := tx.Where("session_id = ? AND number IN ?", s.ID, oldNumbers).Delete(&questionRow{}).Error; err != nil {
+				return err
+			}
 		}
 		rows := make([]questionRow, len(qs))
 		for i, q := range qs {
@@ -433,10 +463,21 @@ func (st *GormStore) Turns(ctx context.Context, sessionID string) ([]Turn, error
 }
 
 // ClaimAnswer takes the EVALUATING phase for t's request and stores the
-// answer, in one transaction. It succeeds when the session is still at the
-// version s was read at, asking t's question (or stuck evaluating since
-// before staleBefore). The answer is stored before any model call.
-func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, staleBefore time.Time) (bool, error) {
+// answer, in one transaction of two statements. It succeeds when the
+// session is still at the version s was read at, asking t's question (or
+// stuck evaluating since before staleBefore). The answer is stored before
+// any model call.
+//
+// retryOf is the id of a failed earlier attempt of the same request, ""
+// when the caller saw none: that turn is retried in place (deleted by
+// primary key, then the new one inserted). The caller found it with a
+// plain read; a failed turn it missed makes the insert a duplicate, and
+// the claim is then lost (false) so that the caller reads again. No turn
+// is looked up or deleted by session and request here: a locking read or
+// DELETE of an (usually absent) turn locks the index gap where it would
+// be, the gap every session created about the same time inserts its turns
+// into, and two claims then deadlock on each other's gap (issue 21).
+func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, retryOf string, now, staleBefore time.Time) (bool, error) {
 	won := false
 	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
@@ -450,10 +491,12 @@ func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, st
 		if res.RowsAffected != 1 {
 			return nil
 		}
-		// A failed earlier attempt of the same request is retried in place.
-		del := tx.Where("session_id = ? AND request_id = ? AND status = ?", t.SessionID, t.RequestID, TurnFailed).Delete(&turnRow{})
-		if del.Error != nil {
-			return del.Error
+		if retryOf != "" {
+			// The session row locked above serializes every write to this
+			// session's turns: the failed turn is still failed.
+			if err := tx.Where("id = ? AND status = ?", retryOf, TurnFailed).Delete(&turnRow{}).Error; err != nil {
+				return err
+			}
 		}
 		r := toTurnRow(t)
 		if err := tx.Create(&r).Error; err != nil {
@@ -471,10 +514,17 @@ func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, now, st
 	return won, nil
 }
 
-// CompleteAnswer stores the evaluated turn, the follow-up question if any,
-// and moves the flow on, if the session is still evaluating requestID at
-// version. It reports whether this call did it.
-func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question) (bool, error) {
+// evaluatedTurnCols are the columns of a turn its evaluation sets.
+var evaluatedTurnCols = []string{"status", "score", "scored", "evaluation", "review", "review_reason", "feedback",
+	"follow_up", "prompt_version", "error_message", "response", "updated_at"}
+
+// CompleteAnswer stores the evaluated turn, the follow-up question if any
+// and the AI trace entries of the evaluation, and moves the flow on, if
+// the session is still evaluating requestID at version: one transaction of
+// at most four statements. It reports whether this call did it (when not,
+// nothing is stored, traces included).
+func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string,
+	followUp *Question, traces []TraceEntry) (bool, error) {
 	won := false
 	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
@@ -488,12 +538,19 @@ func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, versi
 			return nil
 		}
 		r := toTurnRow(t)
-		if err := tx.Model(&turnRow{}).Where("id = ?", t.ID).Select("*").Omit("id", "created_at").Updates(&r).Error; err != nil {
+		// The claim stored the answer, its request and question: only the
+		// evaluation's columns change.
+		if err := tx.Model(&turnRow{}).Where("id = ?", t.ID).Select(evaluatedTurnCols).Updates(&r).Error; err != nil {
 			return err
 		}
 		if followUp != nil {
 			q := toQuestionRow(*followUp)
 			if err := tx.Create(&q).Error; err != nil {
+				return err
+			}
+		}
+		if len(traces) > 0 {
+			if err := tx.Create(traceRows(traces)).Error; err != nil {
 				return err
 			}
 		}
@@ -769,22 +826,7 @@ func (st *GormStore) AnySession(ctx context.Context, id string) (Session, error)
 
 // AddTrace appends an entry to a session's AI trace.
 func (st *GormStore) AddTrace(ctx context.Context, e TraceEntry) error {
-	r := traceRow{ID: ids.New(), SessionID: e.SessionID, Stage: e.Stage, QuestionNumber: e.QuestionNumber, Provider: e.Provider,
-		Model: e.Model, PromptVersion: e.PromptVersion, LatencyMs: e.LatencyMs, PromptTokens: e.PromptTokens,
-		CompletionTokens: e.CompletionTokens, Outcome: e.Outcome, RawTruncated: e.RawTruncated, CreatedAt: e.At}
-	if e.Error != "" {
-		r.Error = strPtr(e.Error)
-	}
-	if len(e.Parsed) > 0 {
-		r.Parsed = strPtr(string(e.Parsed))
-	}
-	if e.Raw != "" {
-		r.Raw = strPtr(e.Raw)
-	}
-	if err := st.db.WithContext(ctx).Create(&r).Error; err != nil {
-		return fmt.Errorf("store trace: %w", err)
-	}
-	return nil
+	return st.AddTraces(ctx, []TraceEntry{e})
 }
 
 // Traces lists a session's AI trace, oldest first.
@@ -804,4 +846,181 @@ func (st *GormStore) Traces(ctx context.Context, sessionID string) ([]TraceEntry
 		}
 	}
 	return out, nil
+}
+
+// answerStateRow is a session's deciding columns with the turn of one
+// request (all turn columns NULL when there is none).
+type answerStateRow struct {
+	ID            string
+	UserID        string
+	Status        string
+	Flow          string
+	FlowVersion   int64
+	FlowRequestID string
+	FlowUpdatedAt *time.Time
+	CurrentNumber string
+	InterviewType string
+	Target        string
+	Profile       *string
+	Offline       bool
+	Language      string
+	CreatedAt     time.Time
+	UpdatedAt     time.Time
+	StartedAt     *time.Time
+	FinishedAt    *time.Time
+	TurnID        *string
+	TurnQuestion  *string
+	TurnStatus    *string
+	TurnResponse  *string
+	TurnCreatedAt *time.Time
+}
+
+// answerStateCols are the session columns an answer or the current question
+// needs; the resume's read summary, file and suggestions are not read.
+const answerStateCols = "s.id, s.user_id, s.status, s.flow, s.flow_version, s.flow_request_id, s.flow_updated_at, " +
+	"s.current_number, s.interview_type, s.target, s.offline, s.language, s.created_at, s.updated_at, s.started_at, s.finished_at"
+
+// AnswerState loads, in one query, the columns of a session of userID that
+// decide an answer (or show the current question) and, when requestID is
+// not "", the turn stored for that request (Turn.ID "" when there is none).
+// Another user's session is missing.
+//
+// Only what the caller uses is decoded: the turn carries its id, question,
+// status, creation time and, when done, its stored response (a replay is
+// answered from this one row); the session's profile is read and decoded
+// only when an answer may be evaluated (requestID set and no done turn).
+// Suggestions, resume file and read summary are not loaded.
+func (st *GormStore) AnswerState(ctx context.Context, userID, sessionID, requestID string) (Session, Turn, error) {
+	var rows []answerStateRow
+	var err error
+	if requestID == "" {
+		err = st.db.WithContext(ctx).Raw("SELECT "+answerStateCols+" FROM interview_sessions s WHERE s.id = ? AND s.user_id = ?",
+			sessionID, userID).Scan(&rows).Error
+	} else {
+		err = st.db.WithContext(ctx).Raw("SELECT "+answerStateCols+", s.profile, t.id AS turn_id, t.question_number AS turn_question, "+
+			"t.status AS turn_status, t.response AS turn_response, t.created_at AS turn_created_at "+
+			"FROM interview_sessions s LEFT JOIN interview_turns t ON t.session_id = s.id AND t.request_id = ? "+
+			"WHERE s.id = ? AND s.user_id = ?", requestID, sessionID, userID).Scan(&rows).Error
+	}
+	if err != nil {
+		return Session{}, Turn{}, fmt.Errorf("load session: %w", err)
+	}
+	if len(rows) == 0 {
+		return Session{}, Turn{}, errSessionMissing
+	}
+	r := rows[0]
+	s := Session{ID: r.ID, UserID: r.UserID, Status: r.Status, Flow: r.Flow, FlowVersion: r.FlowVersion,
+		FlowRequestID: r.FlowRequestID, FlowUpdatedAt: r.FlowUpdatedAt, CurrentNumber: r.CurrentNumber,
+		InterviewType: r.InterviewType, Target: r.Target, Offline: r.Offline, Language: r.Language,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+	var t Turn
+	if r.TurnID != nil {
+		t = Turn{ID: *r.TurnID, SessionID: r.ID, QuestionNumber: deref(r.TurnQuestion), RequestID: requestID, Status: deref(r.TurnStatus)}
+		if r.TurnCreatedAt != nil {
+			t.CreatedAt = *r.TurnCreatedAt
+		}
+		if t.Status == TurnDone && r.TurnResponse != nil {
+			t.Response = &AnswerResp{}
+			fromJSON(r.TurnResponse, t.Response)
+			// A replay, or (older than its 24 h) a 409: a request with a
+			// done turn is never claimed again (the turn's unique key), so
+			// the profile is not needed.
+			return s, t, nil
+		}
+	}
+	if r.Profile != nil {
+		var p Profile
+		fromJSON(r.Profile, &p)
+		s.Profile = &p
+	}
+	return s, t, nil
+}
+
+// questionScoreRow is a question (Kind "q") or the scored column of a
+// done turn (Kind "t", Number its question, the rest empty).
+type questionScoreRow struct {
+	Kind       string
+	Number     string
+	Seq        int
+	Content    string
+	IsFollowUp bool
+	ParentNo   string
+	Spec       *string
+	Targets    *string
+	Scored     *string
+}
+
+// QuestionsAndScores lists a session's questions in asking order and the
+// final scores of its answered main questions (hidden scores left out), in
+// one query. Only the rubric of question specFor is decoded (none when it
+// is ""): the others are listed by number and text.
+//
+// The query is a UNION ALL of the session's questions and its done turns,
+// each read through its own index, rather than a join, whose plan MariaDB
+// picks badly on small tables (a scan of the turns and a filesort).
+func (st *GormStore) QuestionsAndScores(ctx context.Context, sessionID, specFor string) ([]Question, []int, error) {
+	var rows []questionScoreRow
+	err := st.db.WithContext(ctx).Raw("SELECT 'q' AS kind, number, seq, content, is_follow_up, parent_no, "+
+		"CASE WHEN number = ? THEN spec END AS spec, CASE WHEN number = ? THEN targets END AS targets, NULL AS scored "+
+		"FROM interview_questions WHERE session_id = ? "+
+		"UNION ALL SELECT 't', question_number, 0, '', 0, '', NULL, NULL, scored "+
+		"FROM interview_turns WHERE session_id = ? AND status = ?", specFor, specFor, sessionID, sessionID, TurnDone).Scan(&rows).Error
+	if err != nil {
+		return nil, nil, fmt.Errorf("list questions: %w", err)
+	}
+	qs := make([]Question, 0, len(rows))
+	var scores []int
+	for _, r := range rows {
+		if r.Kind == "t" {
+			if r.Scored == nil || strings.Contains(r.Number, "-F") {
+				continue // follow-ups are shown, not averaged
+			}
+			var sc struct {
+				Score  int    `json:"score"`
+				Hidden string `json:"hidden"`
+			}
+			fromJSON(r.Scored, &sc)
+			if sc.Hidden == "" {
+				scores = append(scores, sc.Score)
+			}
+			continue
+		}
+		q := Question{SessionID: sessionID, Number: r.Number, Seq: r.Seq, Content: r.Content, IsFollow: r.IsFollowUp, ParentNo: r.ParentNo}
+		fromJSON(r.Spec, &q.Spec)
+		fromJSON(r.Targets, &q.Targets)
+		qs = append(qs, q)
+	}
+	slices.SortStableFunc(qs, func(a, b Question) int { return cmp.Compare(a.Seq, b.Seq) })
+	return qs, scores, nil
+}
+
+// AddTraces appends entries to their sessions' AI traces in one statement.
+func (st *GormStore) AddTraces(ctx context.Context, es []TraceEntry) error {
+	if len(es) == 0 {
+		return nil
+	}
+	if err := st.db.WithContext(ctx).Create(traceRows(es)).Error; err != nil {
+		return fmt.Errorf("store trace: %w", err)
+	}
+	return nil
+}
+
+// traceRows are the rows of es.
+func traceRows(es []TraceEntry) []traceRow {
+	rows := make([]traceRow, len(es))
+	for i, e := range es {
+		rows[i] = traceRow{ID: ids.New(), SessionID: e.SessionID, Stage: e.Stage, QuestionNumber: e.QuestionNumber, Provider: e.Provider,
+			Model: e.Model, PromptVersion: e.PromptVersion, LatencyMs: e.LatencyMs, PromptTokens: e.PromptTokens,
+			CompletionTokens: e.CompletionTokens, Outcome: e.Outcome, RawTruncated: e.RawTruncated, CreatedAt: e.At}
+		if e.Error != "" {
+			rows[i].Error = strPtr(e.Error)
+		}
+		if len(e.Parsed) > 0 {
+			rows[i].Parsed = strPtr(string(e.Parsed))
+		}
+		if e.Raw != "" {
+			rows[i].Raw = strPtr(e.Raw)
+		}
+	}
+	return rows
 }

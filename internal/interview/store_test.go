@@ -24,14 +24,14 @@ func TestStoreClaimAnswerDuplicateRequest(t *testing.T) {
 		turn := interview.Turn{ID: "t1", SessionID: s.ID, QuestionNumber: "1", RequestID: "req-1", Answer: "a",
 			Status: interview.TurnEvaluating, CreatedAt: now, UpdatedAt: now}
 		st := interview.NewGormStore(gdb)
-		if won, err := st.ClaimAnswer(ctx, s, turn, now, now.Add(-time.Hour)); err != nil || !won {
+		if won, err := st.ClaimAnswer(ctx, s, turn, "", now, now.Add(-time.Hour)); err != nil || !won {
 			t.Fatalf("first claim: %v %v", won, err)
 		}
 		// The phase went stale and is claimed again by the same request:
 		// its evaluating turn is still there.
 		stale := e.load("u1", s.ID)
 		turn.ID = "t2"
-		won, err := st.ClaimAnswer(ctx, stale, turn, now.Add(time.Hour), now.Add(time.Hour))
+		won, err := st.ClaimAnswer(ctx, stale, turn, "", now.Add(time.Hour), now.Add(time.Hour))
 		if err != nil || won {
 			t.Fatalf("claim over a stored turn: %v %v, want a lost race", won, err)
 		}
@@ -64,10 +64,16 @@ func TestStoreDatabaseFailures(t *testing.T) {
 			"Questions":      func() error { _, err := st.Questions(ctx, s.ID); return err },
 			"StartInterview": func() error { return st.StartInterview(ctx, s.ID, now) },
 			"TurnByRequest":  func() error { _, err := st.TurnByRequest(ctx, s.ID, "r"); return err },
-			"Turns":          func() error { _, err := st.Turns(ctx, s.ID); return err },
-			"ClaimAnswer":    func() error { _, err := st.ClaimAnswer(ctx, s, turn, now, now); return err },
+			"AnswerState":    func() error { _, _, err := st.AnswerState(ctx, "u1", s.ID, "r"); return err },
+			"QuestionsAndScores": func() error {
+				_, _, err := st.QuestionsAndScores(ctx, s.ID, "1")
+				return err
+			},
+			"AddTraces":   func() error { return st.AddTraces(ctx, []interview.TraceEntry{{SessionID: s.ID, At: now}}) },
+			"Turns":       func() error { _, err := st.Turns(ctx, s.ID); return err },
+			"ClaimAnswer": func() error { _, err := st.ClaimAnswer(ctx, s, turn, "", now, now); return err },
 			"CompleteAnswer": func() error {
-				_, err := st.CompleteAnswer(ctx, s.ID, 1, turn, interview.FlowAsking, "2", nil)
+				_, err := st.CompleteAnswer(ctx, s.ID, 1, turn, interview.FlowAsking, "2", nil, nil)
 				return err
 			},
 			"FailAnswer":         func() error { return st.FailAnswer(ctx, s.ID, 1, turn) },

@@ -57,10 +57,11 @@ type TraceEntry struct {
 	RawTruncated bool   `json:"rawTruncated,omitempty"`
 }
 
-// tracedInvoke is Invoke that records the call in the session's trace.
-// The trace is best effort: a failure to store it is logged, never the
-// caller's error.
-func tracedInvoke[T any](ctx context.Context, s *Service, c Call, parse func(llm.Response) (T, error)) (T, singleflight.Outcome, error) {
+// tracedInvoke is Invoke that records the call in the session's trace:
+// stored now, or added to batch when it is not nil (the answer path stores
+// its entries with its result). The trace is best effort: a failure to
+// store it is logged, never the caller's error.
+func tracedInvoke[T any](ctx context.Context, s *Service, batch *traceBatch, c Call, parse func(llm.Response) (T, error)) (T, singleflight.Outcome, error) {
 	var (
 		mu   sync.Mutex // protects last: a retry parses again
 		last llm.Response
@@ -91,6 +92,10 @@ func tracedInvoke[T any](ctx context.Context, s *Service, c Call, parse func(llm
 		e.Error, _ = boundRunes(redact.FreeText(msg), maxTraceErrorChars)
 	} else {
 		e.Parsed = boundJSON(v)
+	}
+	if batch != nil {
+		batch.entries = append(batch.entries, e)
+		return v, outcome, err
 	}
 	if terr := s.store.AddTrace(context.WithoutCancel(ctx), e); terr != nil {
 		s.log.LogAttrs(ctx, slog.LevelWarn, "interview: trace not stored",

@@ -23,6 +23,7 @@ func (e *redisError) Unwrap() error { return e.err }
 // flight is one execution of a key by this process's leader.
 type flight struct {
 	g     *Group
+	ss    *stageState
 	pol   Policy
 	stage string
 	key   string
@@ -36,7 +37,7 @@ type flight struct {
 // call invokes fn once, turning a panic into a *PanicError.
 func (f *flight) call(ctx context.Context) (v []byte, err error) {
 	f.called = true
-	f.g.met.modelCalls.WithLabelValues(f.stage).Inc()
+	f.ss.modelCall()
 	defer func() {
 		if r := recover(); r != nil {
 			v, err = nil, &PanicError{Value: r, Stack: debug.Stack()}
@@ -98,7 +99,7 @@ func redisDo[T any](ctx context.Context, f *flight, op string, do func(context.C
 	if ctx.Err() != nil {
 		return v, ctx.Err()
 	}
-	f.g.redisFailed(f.stage, err)
+	f.g.redisFailed(f.ss, err)
 	return v, &redisError{op: op, err: err}
 }
 
@@ -122,7 +123,7 @@ func (f *flight) run(ctx context.Context) (Result, error) {
 		}
 		if following {
 			poll.Stop()
-			g.met.followWait.WithLabelValues(f.stage).Observe(time.Since(start).Seconds())
+			f.ss.followed(time.Since(start))
 		}
 	}()
 	for {
@@ -165,7 +166,7 @@ func (f *flight) run(ctx context.Context) (Result, error) {
 				return res, err
 			}
 			// A newer owner holds the flight: follow it (its result wins).
-			g.met.outcomes.WithLabelValues(f.stage, string(LostLease)).Inc()
+			f.ss.outcome(LostLease)
 			lostLease = true
 			continue
 

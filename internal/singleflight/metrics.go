@@ -2,6 +2,8 @@ package singleflight
 
 import (
 	"errors"
+	"sync/atomic"
+	"time"
 
 	"github.com/prometheus/client_golang/prometheus"
 )
@@ -60,4 +62,70 @@ func register[C prometheus.Collector](reg prometheus.Registerer, c C, errp *erro
 		}
 	}
 	return c
+}
+
+// outcomeList indexes the outcomes for stageState's counters.
+var outcomeList = [...]Outcome{OwnerNew, Takeover, Follower, ReplayL1, ReplayRedis, ReplayFailure, LocalShared, LocalFallback, LostLease}
+
+// stageState is what a flight needs of its stage, resolved once per stage
+// (a map lookup and the policy's defaults) and, for each counter, once per
+// outcome: Prometheus label lookups hash the labels under a lock, which
+// cost more than the in-process flight itself.
+type stageState struct {
+	name string
+	pol  Policy
+	met  *metrics
+
+	outcomes   [len(outcomeList)]atomic.Pointer[prometheus.Counter]
+	modelCalls atomic.Pointer[prometheus.Counter]
+	redisErrs  atomic.Pointer[prometheus.Counter]
+	followWait atomic.Pointer[prometheus.Observer]
+}
+
+// counter returns the counter in p, resolving it with resolve the first time.
+func resolved(p *atomic.Pointer[prometheus.Counter], resolve func() prometheus.Counter) prometheus.Counter {
+	if c := p.Load(); c != nil {
+		return *c
+	}
+	c := resolve()
+	p.Store(&c)
+	return c
+}
+
+// outcome counts one outcome.
+func (s *stageState) outcome(o Outcome) {
+	for i, x := range outcomeList {
+		if x == o {
+			resolved(&s.outcomes[i], func() prometheus.Counter { return s.met.outcomes.WithLabelValues(s.name, string(o)) }).Inc()
+			return
+		}
+	}
+	s.met.outcomes.WithLabelValues(s.name, string(o)).Inc()
+}
+
+func (s *stageState) modelCall() {
+	resolved(&s.modelCalls, func() prometheus.Counter { return s.met.modelCalls.WithLabelValues(s.name) }).Inc()
+}
+
+func (s *stageState) redisErr() {
+	resolved(&s.redisErrs, func() prometheus.Counter { return s.met.redisErrs.WithLabelValues(s.name) }).Inc()
+}
+
+func (s *stageState) followed(d time.Duration) {
+	o := s.followWait.Load()
+	if o == nil {
+		v := s.met.followWait.WithLabelValues(s.name)
+		o = &v
+		s.followWait.Store(o)
+	}
+	(*o).Observe(d.Seconds())
+}
+
+// stage returns the resolved state of stage.
+func (g *Group) stage(name string) *stageState {
+	if s, ok := g.stages.Load(name); ok {
+		return s.(*stageState)
+	}
+	s, _ := g.stages.LoadOrStore(name, &stageState{name: name, pol: g.cfg.Policy(name), met: g.met})
+	return s.(*stageState)
 }

@@ -122,6 +122,8 @@ type Group struct {
 	mu sync.Mutex       // protects m
 	m  map[string]*call // in-process flights by key
 
+	stages sync.Map // stage name → *stageState, resolved on first use
+
 	// test hooks, set only by tests before use.
 	testHookJoin     func(key string, leader bool) // after create-or-join
 	testHookFollower func(key string)              // when a Redis follower starts waiting
@@ -146,6 +148,29 @@ type call struct {
 	// has gone). Both are protected by Group.mu.
 	refs   int
 	cancel context.CancelFunc
+
+	// parent is the parent of the flight's context (see flightParent).
+	parent flightParent
+}
+
+// flightParent is the parent of a flight's context: the Group's base
+// context (cancelled by Close) with the first caller's values but not its
+// deadline or cancellation, so the first caller may leave without failing
+// the others. Its Value asks base first: base carries no values of its own
+// but answers the context package's internal lookup of the nearest
+// cancelable parent, so context.WithCancel registers the flight as a child
+// of base (no goroutine, no AfterFunc), and Close cancels every flight.
+type flightParent struct {
+	context.Context // the Group's base
+	values          context.Context
+}
+
+// Value returns base's value for key, else the first caller's.
+func (p *flightParent) Value(key any) any {
+	if v := p.Context.Value(key); v != nil {
+		return v
+	}
+	return p.values.Value(key)
 }
 
 // New returns a Group. rdb may be nil in local mode; reg may be nil (no
@@ -239,35 +264,35 @@ func (g *Group) Do(ctx context.Context, stage, key string, fn func(ctx context.C
 		}
 		res, err := g.wait(ctx, key, c, g.cfg.FollowerMaxWait)
 		res.Outcome = LocalShared
-		g.met.outcomes.WithLabelValues(stage, string(LocalShared)).Inc()
+		g.stage(stage).outcome(LocalShared)
 		return res, err
 	}
 	// The flight's context keeps the first caller's values but not its
 	// cancellation: the leader's caller may leave without failing the others.
-	fctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
-	c := &call{done: make(chan struct{}), refs: 1, cancel: cancel}
+	c := &call{done: make(chan struct{}), refs: 1, parent: flightParent{Context: g.base, values: ctx}}
+	fctx, cancel := context.WithCancel(&c.parent)
+	c.cancel = cancel
 	g.m[key] = c
 	g.mu.Unlock()
 	if g.testHookJoin != nil {
 		g.testHookJoin(key, true)
 	}
 
-	go g.lead(fctx, c, stage, key, fn)
+	ss := g.stage(stage)
+	go g.lead(fctx, c, ss, key, fn)
 	res, err := g.wait(ctx, key, c, 0)
 	if res.Outcome != "" {
-		g.met.outcomes.WithLabelValues(stage, string(res.Outcome)).Inc()
+		ss.outcome(res.Outcome)
 	}
 	return res, err
 }
 
 // lead runs the flight c and publishes its result to the waiters.
-func (g *Group) lead(ctx context.Context, c *call, stage, key string, fn func(context.Context) ([]byte, error)) {
-	stop := context.AfterFunc(g.base, c.cancel) // Close cancels every flight
+func (g *Group) lead(ctx context.Context, c *call, ss *stageState, key string, fn func(context.Context) ([]byte, error)) {
 	defer func() {
 		if r := recover(); r != nil { // a bug of ours: still never hang the waiters
 			c.err = &PanicError{Value: r, Stack: debug.Stack()}
 		}
-		stop()
 		c.cancel()
 		g.mu.Lock()
 		if g.m[key] == c {
@@ -276,7 +301,7 @@ func (g *Group) lead(ctx context.Context, c *call, stage, key string, fn func(co
 		g.mu.Unlock()
 		close(c.done)
 	}()
-	c.res, c.err = g.execute(ctx, stage, key, fn)
+	c.res, c.err = g.execute(ctx, ss, key, fn)
 }
 
 // wait waits for c on behalf of one caller, at most maxWait when positive.
@@ -316,18 +341,19 @@ func (g *Group) leave(key string, c *call) {
 
 // execute produces the flight's result: from L1, by fn alone (local mode or
 // Redis in backoff), or through the Redis protocol.
-func (g *Group) execute(ctx context.Context, stage, key string, fn func(context.Context) ([]byte, error)) (Result, error) {
-	pol := g.cfg.Policy(stage)
-	if v, ok := g.l1Get(pol, key); ok {
+func (g *Group) execute(ctx context.Context, ss *stageState, key string, fn func(context.Context) ([]byte, error)) (Result, error) {
+	if v, ok := g.l1Get(ss.pol, key); ok {
 		return Result{Value: v, Outcome: ReplayL1}, nil
 	}
-	f := &flight{g: g, pol: pol, stage: stage, key: key, fn: fn}
 	switch {
 	case g.cfg.Mode == ModeLocal:
-		return f.local(ctx, OwnerNew)
+		lf := flight{g: g, ss: ss, pol: ss.pol, stage: ss.name, key: key, fn: fn} // stays on the stack
+		return lf.local(ctx, OwnerNew)
 	case g.cfg.Mode == ModeHybrid && !g.redis.Allow():
-		return f.local(ctx, LocalFallback)
+		lf := flight{g: g, ss: ss, pol: ss.pol, stage: ss.name, key: key, fn: fn}
+		return lf.local(ctx, LocalFallback)
 	}
+	f := &flight{g: g, ss: ss, pol: ss.pol, stage: ss.name, key: key, fn: fn}
 	f.keys = keysFor(g.cfg.KeyPrefix, key)
 	f.owner = g.cfg.InstanceID + ":" + randomHex(8)
 	res, err := f.run(ctx)
@@ -364,8 +390,8 @@ func (g *Group) l1Put(pol Policy, key string, v []byte) {
 }
 
 // redisFailed counts a Redis failure and starts the hybrid backoff.
-func (g *Group) redisFailed(stage string, err error) {
-	g.met.redisErrs.WithLabelValues(stage).Inc()
+func (g *Group) redisFailed(ss *stageState, err error) {
+	ss.redisErr()
 	g.redis.Fail(err)
 }
 

@@ -48,6 +48,25 @@ func BenchmarkXSyncDo(b *testing.B) {
 	}
 }
 
+// The floor of a flight that its first caller may leave: one goroutine
+// started and waited for through a channel.
+func BenchmarkGoroutineHandoff(b *testing.B) {
+	ctx := context.Background()
+	b.ReportAllocs()
+	for b.Loop() {
+		done := make(chan struct{})
+		var v []byte
+		go func() {
+			v, _ = benchFn(ctx)
+			close(done)
+		}()
+		<-done
+		if v == nil {
+			b.Fatal("no value")
+		}
+	}
+}
+
 // The same, with every goroutine calling one key.
 func BenchmarkLocalDoParallel(b *testing.B) {
 	g := benchLocalGroup(b)
@@ -74,6 +93,16 @@ func BenchmarkXSyncDoParallel(b *testing.B) {
 	})
 }
 
+// benchRedis is the test Redis with the production client's options
+// (internal/app): context deadlines apply to the socket, so a Redis call
+// needs no watchdog goroutine.
+func benchRedis(b *testing.B) (redis.UniversalClient, string) {
+	_, prefix := testenv.Redis(b)
+	rdb := redis.NewClient(&redis.Options{Addr: testenv.RedisAddr(), ContextTimeoutEnabled: true})
+	b.Cleanup(func() { _ = rdb.Close() })
+	return rdb, prefix
+}
+
 // benchRedisGroup is a distributed Group without L1.
 func benchRedisGroup(b *testing.B, rdb redis.UniversalClient, prefix, id string) *Group {
 	cfg := testConfig(prefix)
@@ -89,7 +118,7 @@ func benchRedisGroup(b *testing.B, rdb redis.UniversalClient, prefix, id string)
 // The distributed owner path (acquire + complete, distinct keys) vs a bare
 // EVALSHA round trip.
 func BenchmarkDistributedOwner(b *testing.B) {
-	rdb, prefix := testenv.Redis(b)
+	rdb, prefix := benchRedis(b)
 	g := benchRedisGroup(b, rdb, prefix, "owner")
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -104,7 +133,7 @@ func BenchmarkDistributedOwner(b *testing.B) {
 
 // The distributed replay path (one acquire that returns the payload).
 func BenchmarkDistributedReplay(b *testing.B) {
-	rdb, prefix := testenv.Redis(b)
+	rdb, prefix := benchRedis(b)
 	g := benchRedisGroup(b, rdb, prefix, "replay")
 	ctx := context.Background()
 	if _, err := g.Do(ctx, testStage, "replayed", benchFn); err != nil {
@@ -121,7 +150,7 @@ func BenchmarkDistributedReplay(b *testing.B) {
 var bareScript = redis.NewScript(`return 1`)
 
 func BenchmarkBareEvalsha(b *testing.B) {
-	rdb, prefix := testenv.Redis(b)
+	rdb, prefix := benchRedis(b)
 	ctx := context.Background()
 	keys := []string{prefix + "bare"}
 	_ = bareScript.Load(ctx, rdb)
@@ -136,7 +165,7 @@ func BenchmarkBareEvalsha(b *testing.B) {
 // Distinct-key flights per second against one Redis (50 concurrent callers,
 // as redis-benchmark's default 50 clients).
 func BenchmarkDistributedFlightsParallel(b *testing.B) {
-	rdb, prefix := testenv.Redis(b)
+	rdb, prefix := benchRedis(b)
 	g := benchRedisGroup(b, rdb, prefix, "parallel")
 	ctx := context.Background()
 	var seq atomic.Int64
@@ -202,7 +231,7 @@ func BenchmarkFollowerWakeup(b *testing.B) {
 // The bare EVALSHA round trip from 50 goroutines: what go-redis itself
 // reaches on this machine, the ceiling of two-script flights.
 func BenchmarkBareEvalshaParallel(b *testing.B) {
-	rdb, prefix := testenv.Redis(b)
+	rdb, prefix := benchRedis(b)
 	ctx := context.Background()
 	keys := []string{prefix + "bare"}
 	_ = bareScript.Load(ctx, rdb)

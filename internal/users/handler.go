@@ -65,7 +65,7 @@ func (h *Handler) Optional() gin.HandlerFunc {
 	return func(c *gin.Context) {
 		if tok := BearerToken(c); tok != "" {
 			if u, err := h.svc.Authenticate(c.Request.Context(), tok); err == nil {
-				httpx.SetCaller(c, CallerOf(u))
+				setUser(c, u)
 			} else if !apperr.Is(err, apperr.KindUnauthenticated) {
 				httpx.Error(c, err)
 				return
@@ -86,8 +86,18 @@ func (h *Handler) Required() gin.HandlerFunc {
 			httpx.Error(c, err)
 			return
 		}
-		httpx.SetCaller(c, CallerOf(u))
+		setUser(c, u)
 	}
+}
+
+// userKey is where the middleware leaves the authenticated User in the gin
+// context, so GET /users/me answers from the token cache's copy without
+// another query.
+const userKey = "users.user"
+
+func setUser(c *gin.Context, u User) {
+	httpx.SetCaller(c, CallerOf(u))
+	c.Set(userKey, u)
 }
 
 // Register mounts the routes on g (the /users group). limit gives the
@@ -199,6 +209,12 @@ func (h *Handler) me(c *gin.Context) {
 	if err != nil {
 		httpx.Error(c, err)
 		return
+	}
+	if u, ok := c.Get(userKey); ok {
+		if u, ok := u.(User); ok && u.ID == caller.UserID {
+			httpx.Respond(c, ViewOf(u), nil)
+			return
+		}
 	}
 	u, err := h.svc.User(c.Request.Context(), caller.UserID)
 	httpx.Respond(c, ViewOf(u), err)

@@ -32,6 +32,7 @@ type Store interface {
 	TouchToken(ctx context.Context, hash string, at time.Time) error
 	RevokeToken(ctx context.Context, hash string, at time.Time) error
 	RevokeUserTokens(ctx context.Context, userID, keep string, at time.Time) ([]string, error)
+	LiveTokenHashes(ctx context.Context, userID string, now time.Time) ([]string, error)
 }
 
 // TokenCache holds recently validated tokens so that most requests skip the
@@ -173,17 +174,22 @@ func HashToken(token string) string {
 
 var errBadToken = apperr.Unauthenticated("login required: the token is missing, expired or revoked")
 
-// cachedToken is the cache's view of a valid token.
+// cachedToken is the cache's view of a valid token and of its user, so
+// that authenticating costs one cache read (issue 21). The user is a copy
+// without its password hash; every change of a user (profile, password,
+// admin flag) deletes the entries of the user's tokens.
 type cachedToken struct {
 	UserID     string    `json:"u"`
 	ExpiresAt  time.Time `json:"e"`
 	LastUsedAt time.Time `json:"l"`
+	User       *User     `json:"p,omitempty"`
 }
 
 // touchEvery bounds how often a token's last use is written.
 const touchEvery = time.Minute
 
-// Authenticate returns the user a token belongs to, or a 401 error.
+// Authenticate returns the user a token belongs to, or a 401 error. A user
+// served from the token cache has no PasswordHash.
 func (s *Service) Authenticate(ctx context.Context, token string) (User, error) {
 	if token == "" || len(token) > 128 {
 		return User{}, errBadToken
@@ -214,14 +220,21 @@ func (s *Service) Authenticate(ctx context.Context, token string) (User, error) 
 		ct.LastUsedAt = now
 		ok = false // refresh the cache below
 	}
-	if !ok {
-		s.cacheToken(ctx, hash, ct)
+	if ok && ct.User != nil {
+		return *ct.User, nil
 	}
 	u, err := s.store.UserByID(ctx, ct.UserID)
 	if apperr.Is(err, apperr.KindNotFound) {
 		return User{}, errBadToken
 	}
-	return u, err
+	if err != nil {
+		return User{}, err
+	}
+	cu := u
+	cu.PasswordHash = ""
+	ct.User = &cu
+	s.cacheToken(ctx, hash, ct)
+	return u, nil
 }
 
 func (s *Service) cachedToken(ctx context.Context, hash string) (cachedToken, bool) {
@@ -341,7 +354,24 @@ func (s *Service) Update(ctx context.Context, userID, currentToken string, in Up
 			return User{}, err
 		}
 	}
+	if err := s.uncacheUser(ctx, u.ID); err != nil {
+		return User{}, err
+	}
 	return u, nil
+}
+
+// uncacheUser removes the cache entries of every live token of userID,
+// which hold a copy of the user: after a change, the next request of each
+// token reads the user from the database.
+func (s *Service) uncacheUser(ctx context.Context, userID string) error {
+	if s.cache == nil {
+		return nil
+	}
+	hashes, err := s.store.LiveTokenHashes(ctx, userID, s.now())
+	if err != nil {
+		return err
+	}
+	return s.uncache(ctx, hashes...)
 }
 
 // Page lists users (for admins).
@@ -369,6 +399,9 @@ func (s *Service) GrantAdmin(ctx context.Context, username string) (User, error)
 	u.IsAdmin = true
 	u.UpdatedAt = s.now()
 	if err := s.store.UpdateUser(ctx, u); err != nil {
+		return User{}, err
+	}
+	if err := s.uncacheUser(ctx, u.ID); err != nil {
 		return User{}, err
 	}
 	return u, nil

@@ -285,3 +285,72 @@ func TestUpdateLanguage(t *testing.T) {
 		}
 	})
 }
+
+// countingStore counts the store calls authentication makes.
+type countingStore struct {
+	Store
+	mu    sync.Mutex // protects calls
+	calls int
+}
+
+func (s *countingStore) count() int { s.mu.Lock(); defer s.mu.Unlock(); return s.calls }
+func (s *countingStore) inc()       { s.mu.Lock(); s.calls++; s.mu.Unlock() }
+
+func (s *countingStore) TokenByHash(ctx context.Context, hash string) (Token, error) {
+	s.inc()
+	return s.Store.TokenByHash(ctx, hash)
+}
+
+func (s *countingStore) UserByID(ctx context.Context, id string) (User, error) {
+	s.inc()
+	return s.Store.UserByID(ctx, id)
+}
+
+// A cached token carries its user: authenticating is one cache read and
+// no query, and a change of the user made on another instance (profile,
+// admin flag) is seen at the next request (issue 21).
+func TestAuthenticateFromCache(t *testing.T) {
+	r, prefix := testenv.Redis(t)
+	ctx := context.Background()
+	gdb := dbtest.SQLite(t)
+	cache := NewRedisTokenCache(r, prefix, nil, time.Second)
+	other, _ := MustService(t, gdb, cache) // another instance
+	svc, _ := MustService(t, gdb, cache)
+	store := &countingStore{Store: svc.store}
+	svc.store = store
+	// The cache's lifetimes are real time.
+	other.now = func() time.Time { return time.Now().UTC() }
+	svc.now = other.now
+	MustRegister(t, other, "root") // the first account is admin
+	u := MustRegister(t, other, "bob")
+	tok := MustLogin(t, other, "bob")
+
+	if _, err := svc.Authenticate(ctx, tok); err != nil {
+		t.Fatal(err)
+	}
+	before := store.count()
+	got, err := svc.Authenticate(ctx, tok)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := store.count() - before; n != 0 {
+		t.Errorf("a cached token made %d queries, want 0", n)
+	}
+	if got.ID != u.ID || got.Username != "bob" || got.PasswordHash != "" {
+		t.Errorf("cached user = %+v, want bob without a password hash", got)
+	}
+
+	name := "Bob Builder"
+	if _, err := other.Update(ctx, u.ID, tok, UpdateInput{RealName: &name}); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := svc.Authenticate(ctx, tok); err != nil || got.RealName != name {
+		t.Fatalf("after a profile change: %+v %v, want real name %q", got, err, name)
+	}
+	if _, err := other.GrantAdmin(ctx, "bob"); err != nil {
+		t.Fatal(err)
+	}
+	if got, err := svc.Authenticate(ctx, tok); err != nil || !got.IsAdmin {
+		t.Fatalf("after admin grant: %+v %v, want an admin", got, err)
+	}
+}

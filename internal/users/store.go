@@ -240,6 +240,18 @@ func (s *GormStore) RevokeToken(ctx context.Context, hash string, at time.Time) 
 		Where("token_hash = ? AND revoked_at IS NULL", hash).Update("revoked_at", at).Error
 }
 
+// LiveTokenHashes lists the hashes of userID's tokens that are neither
+// revoked nor expired at now.
+func (s *GormStore) LiveTokenHashes(ctx context.Context, userID string, now time.Time) ([]string, error) {
+	var hashes []string
+	err := s.db.WithContext(ctx).Model(&tokenRow{}).Where("user_id = ? AND revoked_at IS NULL AND expires_at > ?", userID, now).
+		Pluck("token_hash", &hashes).Error
+	if err != nil {
+		return nil, fmt.Errorf("list tokens: %w", err)
+	}
+	return hashes, nil
+}
+
 // RevokeUserTokens revokes every token of userID except keep and returns
 // the revoked hashes.
 func (s *GormStore) RevokeUserTokens(ctx context.Context, userID, keep string, at time.Time) ([]string, error) {
