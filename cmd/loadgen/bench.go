@@ -167,6 +167,13 @@ func (e *benchEnv) setup(ctx context.Context, maxConc, sessions int) error {
 	return nil
 }
 
+const benchResume = `Jane Doe - Backend Engineer, 6 years
+Skills: Go, MySQL, Redis, Kafka, Kubernetes, Prometheus.
+Built an order service at 2000 QPS and cut its p99 latency by 40% with a cache and query fixes.
+Led the migration of a payment system to event sourcing; on call for a 30-service platform.
+Mentored four engineers; wrote the team's incident review process.
+`
+
 // readySession creates a session for c, uploads a resume and returns the
 // session with its current question.
 func (e *benchEnv) readySession(ctx context.Context, c *client) (sid, no string, err error) {
@@ -178,7 +185,7 @@ func (e *benchEnv) readySession(ctx context.Context, c *client) (sid, no string,
 	var sess struct{ SessionID string }
 	_ = json.Unmarshal(r.env.Data, &sess)
 	base := api + "/interview/sessions/" + sess.SessionID
-	body, ctype := multipartResume("resume.txt", []byte("Backend Engineer\nGo, MySQL, Redis, Kafka.\nBuilt an order service at 2000 QPS; cut p99 latency by 40%.\n"))
+	body, ctype := multipartResume("resume.txt", []byte(benchResume))
 	if r := c.do(ctx, "setup", tg, -1, "POST", base+"/interview-questions", body, ctype); ok(r) != nil {
 		return "", "", fmt.Errorf("upload: %w", ok(r))
 	}

@@ -96,7 +96,7 @@ func run() error {
 	flag.IntVar(&bo.runs, "bench-runs", 3, "with -bench: repeated runs (the table shows their ranges)")
 	flag.DurationVar(&bo.duration, "bench-duration", 3*time.Second, "with -bench: how long each cell is measured")
 	flag.StringVar(&benchConc, "bench-conc", "1,8,32", "with -bench: concurrencies, comma-separated")
-	flag.IntVar(&bo.sessions, "bench-sessions", 120, "with -bench: ready sessions prepared per concurrency for distinct answers")
+	flag.IntVar(&bo.sessions, "bench-sessions", 200, "with -bench: ready sessions prepared per concurrency for distinct answers")
 	flag.Parse()
 	if bench {
 		for _, f := range strings.Split(benchConc, ",") {
@@ -121,10 +121,11 @@ func run() error {
 			o.modelAddr = "127.0.0.1:18091"
 		}
 		evalLat = "0s-0s" // an instant model: the server is measured
-		// Ports of its own (a chaos run may be going on), no rate limits,
+		// Ports of its own (a chaos run may be going on), no rate limits or
+		// registration throttle,
 		// a cheap bcrypt for the setup's registrations.
 		for _, kv := range []string{"HTTP_PORT=8089", "APP_PORT=18181", "REDIS_PORT=6391", "DB_PORT=3391",
-			"STATE_DIR=/tmp/aimeeting-bench", "RATE_LIMIT_ENABLED=false", "AUTH_BCRYPT_COST=4"} {
+			"STATE_DIR=/tmp/aimeeting-bench", "RATE_LIMIT_ENABLED=false", "AUTH_LOGIN_THROTTLE_ENABLED=false", "AUTH_BCRYPT_COST=4"} {
 			k, v, _ := strings.Cut(kv, "=")
 			if os.Getenv(k) == "" { // the caller's setting wins
 				_ = os.Setenv(k, v)
