@@ -109,11 +109,15 @@ func run() error {
 		if bo.runs < 1 || bo.duration <= 0 || bo.sessions < 1 {
 			return errors.New("-bench-runs, -bench-duration and -bench-sessions must be positive")
 		}
-		nSet, addrSet := false, false
+		nSet, addrSet, timeoutSet := false, false, false
 		flag.Visit(func(f *flag.Flag) {
 			nSet = nSet || f.Name == "n"
 			addrSet = addrSet || f.Name == "model-addr"
+			timeoutSet = timeoutSet || f.Name == "timeout"
 		})
+		if !timeoutSet {
+			o.timeout = 30 * time.Minute
+		}
 		if !nSet {
 			o.nodes = 1 // the table is per instance
 		}
