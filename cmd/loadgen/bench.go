@@ -249,7 +249,9 @@ func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions) (rate f
 						"answerContent": fmt.Sprintf("Distinct answer %d: I measured the service and fixed its slowest query.", seq.Add(1))})
 					r := s.cl.send(ctx, "bench", "POST", e.url+api+"/interview/sessions/"+s.sid+"/interview/answer-json", body, "application/json")
 					if r.err != nil || r.status != 200 {
-						failed.Add(1)
+						if failed.Add(1) <= 5 {
+							fmt.Fprintf(os.Stderr, "bench: c=%d distinct answer failed: %v\n", c, okOr(r))
+						}
 						break
 					}
 					done.Add(1)

@@ -125,11 +125,12 @@ func run() error {
 			o.modelAddr = "127.0.0.1:18091"
 		}
 		evalLat = "0s-0s" // an instant model: the server is measured
-		// Ports of its own (a chaos run may be going on), no rate limits or
-		// registration throttle,
+		// Ports of its own (a chaos run may be going on), no rate limits,
+		// registration throttle or evaluation bulkhead below the clients,
 		// a cheap bcrypt for the setup's registrations.
 		for _, kv := range []string{"HTTP_PORT=8089", "APP_PORT=18181", "REDIS_PORT=6391", "DB_PORT=3391",
-			"STATE_DIR=/tmp/aimeeting-bench", "RATE_LIMIT_ENABLED=false", "AUTH_LOGIN_THROTTLE_ENABLED=false", "AUTH_BCRYPT_COST=4"} {
+			"STATE_DIR=/tmp/aimeeting-bench", "RATE_LIMIT_ENABLED=false", "AUTH_LOGIN_THROTTLE_ENABLED=false", "AUTH_BCRYPT_COST=4",
+			"XUNZHI_AGENT_AI_GUARD_STAGES_INTERVIEW_EVALUATION_MAX_CONCURRENT=128"} {
 			k, v, _ := strings.Cut(kv, "=")
 			if os.Getenv(k) == "" { // the caller's setting wins
 				_ = os.Setenv(k, v)
