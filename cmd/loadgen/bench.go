@@ -48,7 +48,9 @@ func newRow(name string) *benchRow {
 // session at a question, an answered body to replay, and users whose
 // fresh sessions take distinct answers.
 type benchEnv struct {
-	url    string
+	url  string   // the instance of the fixed requests
+	urls []string // every instance: distinct answers are spread over them
+
 	hc     *http.Client
 	st     *stats
 	user   *client
@@ -57,9 +59,10 @@ type benchEnv struct {
 	pool   []*client
 }
 
-func runBench(ctx context.Context, o options, bo benchOptions, url string) error {
+func runBench(ctx context.Context, o options, bo benchOptions, urls []string) error {
+	url := urls[0]
 	hc := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, IdleConnTimeout: 30 * time.Second}}
-	e := &benchEnv{url: url, hc: hc, st: newStats()}
+	e := &benchEnv{url: url, urls: urls, hc: hc, st: newStats()}
 	if err := e.setup(ctx, slices.Max(bo.conc), bo.sessions); err != nil {
 		return err
 	}
@@ -132,7 +135,7 @@ func (e *benchEnv) setup(ctx context.Context, maxConc, sessions int) error {
 	if e.user, err = mk("bench" + run); err != nil {
 		return err
 	}
-	sid, no, err := e.readySession(ctx, e.user)
+	sid, no, err := e.readySession(ctx, e.user, e.url)
 	if err != nil {
 		return err
 	}
@@ -176,8 +179,8 @@ Mentored four engineers; wrote the team's incident review process.
 
 // readySession creates a session for c, uploads a resume and returns the
 // session with its current question.
-func (e *benchEnv) readySession(ctx context.Context, c *client) (sid, no string, err error) {
-	tg := target{lb: e.url}
+func (e *benchEnv) readySession(ctx context.Context, c *client, url string) (sid, no string, err error) {
+	tg := target{lb: url}
 	r := c.json(ctx, "setup", tg, -1, "POST", api+"/interview/sessions", nil)
 	if err := ok(r); err != nil {
 		return "", "", fmt.Errorf("new session: %w", err)
@@ -203,27 +206,28 @@ func (e *benchEnv) readySession(ctx context.Context, c *client) (sid, no string,
 // their sessions' questions, taking the next session when one finishes.
 func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions) (rate float64, errs int, err error) {
 	type ready struct {
-		cl      *client
-		sid, no string
+		cl           *client
+		url, sid, no string
 	}
 	n := max(bo.sessions, 2*c)
 	n = min(n, len(e.pool))
 	sessions := make(chan ready, n)
 	var wg sync.WaitGroup
 	var firstErr atomic.Value
-	sem := make(chan struct{}, 8)
+	sem := make(chan struct{}, 16) // sessions are created 16 at a time
 	for i := range n {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
 			sem <- struct{}{}
 			defer func() { <-sem }()
-			sid, no, err := e.readySession(ctx, e.pool[i])
+			url := e.urls[i%len(e.urls)]
+			sid, no, err := e.readySession(ctx, e.pool[i], url)
 			if err != nil {
 				firstErr.CompareAndSwap(nil, err)
 				return
 			}
-			sessions <- ready{e.pool[i], sid, no}
+			sessions <- ready{e.pool[i], url, sid, no}
 		}()
 	}
 	wg.Wait()
@@ -247,7 +251,7 @@ func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions) (rate f
 				for no != "" && time.Now().Before(deadline) {
 					body, _ := json.Marshal(map[string]string{"questionNumber": no,
 						"answerContent": fmt.Sprintf("Distinct answer %d: I measured the service and fixed its slowest query.", seq.Add(1))})
-					r := s.cl.send(ctx, "bench", "POST", e.url+api+"/interview/sessions/"+s.sid+"/interview/answer-json", body, "application/json")
+					r := s.cl.send(ctx, "bench", "POST", s.url+api+"/interview/sessions/"+s.sid+"/interview/answer-json", body, "application/json")
 					if r.err != nil || r.status != 200 {
 						if failed.Add(1) <= 5 {
 							fmt.Fprintf(os.Stderr, "bench: c=%d distinct answer failed: %v\n", c, okOr(r))

@@ -17,11 +17,13 @@
 //
 // -bench instead measures throughput: GET /healthz, GET /users/me, GET
 // current-question, distinct and identical (replayed) answers at several
-// concurrencies on one instance with an instant model, repeated -bench-runs
-// times, with ratios to /healthz and a redis-benchmark baseline taken in
-// the same runs (docs/performance.md).
+// concurrencies on one instance (with -n, distinct answers are spread over
+// every instance) with an instant model, repeated -bench-runs times, with
+// ratios to /healthz and a redis-benchmark baseline taken in the same runs
+// (docs/performance.md).
 //
 //	go run ./cmd/loadgen -bench
+//	go run ./cmd/loadgen -bench -n 3 -bench-conc 64 -bench-runs 1 -bench-duration 8s -bench-sessions 300
 package main
 
 import (
@@ -189,11 +191,11 @@ func run() error {
 		}
 	}
 	if bench {
-		u := tg.lb
-		if len(tg.instances) > 0 {
-			u = tg.instances[0] // the instance itself, not the proxy
+		urls := tg.instances // the instances themselves, not the proxy
+		if len(urls) == 0 {
+			urls = []string{tg.lb}
 		}
-		return runBench(ctx, o, bo, u)
+		return runBench(ctx, o, bo, urls)
 	}
 
 	st := newStats()
