@@ -14,6 +14,16 @@
 // restarts the object store (where the resumes live) during the run. Loopback only; bounded by -candidates and -timeout.
 //
 //	go run ./cmd/loadgen -candidates 30 -chaos
+//
+// -bench instead measures throughput: GET /healthz, GET /users/me, GET
+// current-question, distinct and identical (replayed) answers at several
+// concurrencies on one instance (with -n, distinct answers are spread over
+// every instance) with an instant model, repeated -bench-runs times, with
+// ratios to /healthz and a redis-benchmark baseline taken in the same runs
+// (docs/performance.md).
+//
+//	go run ./cmd/loadgen -bench
+//	go run ./cmd/loadgen -bench -n 3 -bench-conc 64 -bench-runs 1 -bench-duration 8s -bench-sessions 300
 package main
 
 import (
@@ -81,7 +91,54 @@ func run() error {
 	flag.StringVar(&o.script, "cluster-script", "scripts/cluster.sh", "the cluster runner")
 	flag.StringVar(&o.bin, "bin", "", "a built server binary for the cluster (default: the script builds one)")
 	flag.StringVar(&o.jsonOut, "json", "", "also write the report as JSON to this file")
+	var bench bool
+	var bo benchOptions
+	var benchConc string
+	flag.BoolVar(&bench, "bench", false, "measure throughput (docs/performance.md) instead of replaying duplicate traffic")
+	flag.IntVar(&bo.runs, "bench-runs", 3, "with -bench: repeated runs (the table shows their ranges)")
+	flag.DurationVar(&bo.duration, "bench-duration", 3*time.Second, "with -bench: how long each cell is measured")
+	flag.StringVar(&benchConc, "bench-conc", "1,8,32", "with -bench: concurrencies, comma-separated")
+	flag.IntVar(&bo.sessions, "bench-sessions", 200, "with -bench: ready sessions prepared per concurrency for distinct answers")
 	flag.Parse()
+	if bench {
+		for _, f := range strings.Split(benchConc, ",") {
+			var c int
+			if _, err := fmt.Sscan(f, &c); err != nil || c < 1 || c > 256 {
+				return fmt.Errorf("-bench-conc %q: want concurrencies 1..256", benchConc)
+			}
+			bo.conc = append(bo.conc, c)
+		}
+		if bo.runs < 1 || bo.duration <= 0 || bo.sessions < 1 {
+			return errors.New("-bench-runs, -bench-duration and -bench-sessions must be positive")
+		}
+		nSet, addrSet, timeoutSet := false, false, false
+		flag.Visit(func(f *flag.Flag) {
+			nSet = nSet || f.Name == "n"
+			addrSet = addrSet || f.Name == "model-addr"
+			timeoutSet = timeoutSet || f.Name == "timeout"
+		})
+		if !timeoutSet {
+			o.timeout = 30 * time.Minute
+		}
+		if !nSet {
+			o.nodes = 1 // the table is per instance
+		}
+		if !addrSet {
+			o.modelAddr = "127.0.0.1:18091"
+		}
+		evalLat = "0s-0s" // an instant model: the server is measured
+		// Ports of its own (a chaos run may be going on), no rate limits,
+		// registration throttle or evaluation bulkhead below the clients,
+		// a cheap bcrypt for the setup's registrations.
+		for _, kv := range []string{"HTTP_PORT=8089", "APP_PORT=18181", "REDIS_PORT=6391", "DB_PORT=3391",
+			"STATE_DIR=/tmp/aimeeting-bench", "RATE_LIMIT_ENABLED=false", "AUTH_LOGIN_THROTTLE_ENABLED=false", "AUTH_BCRYPT_COST=4",
+			"XUNZHI_AGENT_AI_GUARD_STAGES_INTERVIEW_EVALUATION_MAX_CONCURRENT=128"} {
+			k, v, _ := strings.Cut(kv, "=")
+			if os.Getenv(k) == "" { // the caller's setting wins
+				_ = os.Setenv(k, v)
+			}
+		}
+	}
 	o.script = scriptPath(o.script)
 	if _, err := fmt.Sscanf(copies, "%d-%d", &o.copies[0], &o.copies[1]); err != nil || o.copies[0] < 1 || o.copies[1] < o.copies[0] {
 		return fmt.Errorf("-copies %q: want MIN-MAX", copies)
@@ -132,6 +189,13 @@ func run() error {
 		if err := loopbackOnly(u); err != nil {
 			return err
 		}
+	}
+	if bench {
+		urls := tg.instances // the instances themselves, not the proxy
+		if len(urls) == 0 {
+			urls = []string{tg.lb}
+		}
+		return runBench(ctx, o, bo, urls)
 	}
 
 	st := newStats()

@@ -347,3 +347,27 @@ func Transaction(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) 
 	}
 	return Translate(err)
 }
+
+// TransactionReadCommitted is Transaction at READ COMMITTED on MySQL and
+// MariaDB (SQLite serializes every transaction anyway): for transactions
+// whose consistency comes from a compare-and-set on a row they update
+// first, so that InnoDB takes no gap locks for them (REPEATABLE READ's gap
+// locks let concurrent inserts into one gap deadlock, issue 21).
+func TransactionReadCommitted(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) error {
+	if gdb.Dialector.Name() != "mysql" {
+		return Transaction(ctx, gdb, fn)
+	}
+	rc := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
+	var err error
+	for attempt := range 3 {
+		if err = gdb.WithContext(ctx).Transaction(fn, rc); !isDeadlock(err) {
+			return Translate(err)
+		}
+		select {
+		case <-ctx.Done():
+			return Translate(err)
+		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
+		}
+	}
+	return Translate(err)
+}

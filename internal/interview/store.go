@@ -252,7 +252,7 @@ var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady
 // therefore both stay active; the next create abandons both, and nothing
 // relies on a single active session.
 func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
-	return db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
+	return db.TransactionReadCommitted(ctx, st.db, func(tx *gorm.DB) error {
 		var active []string
 		if err := tx.Model(&sessionRow{}).Where("user_id = ? AND status IN ?", s.UserID, activeStatuses).
 			Pluck("id", &active).Error; err != nil {
@@ -479,7 +479,10 @@ func (st *GormStore) Turns(ctx context.Context, sessionID string) ([]Turn, error
 // into, and two claims then deadlock on each other's gap (issue 21).
 func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, retryOf string, now, staleBefore time.Time) (bool, error) {
 	won := false
-	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
+	// READ COMMITTED: the session row's compare-and-set serializes the
+	// claims of a session; REPEATABLE READ's gap locks on the turns'
+	// indexes only made claims of different sessions deadlock (issue 21).
+	err := db.TransactionReadCommitted(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
 			Where("id = ? AND flow_version = ? AND current_number = ? AND status IN ? AND (flow = ? OR (flow = ? AND flow_updated_at < ?))",
 				s.ID, s.FlowVersion, t.QuestionNumber, []string{SessionReady, SessionInProgress}, FlowAsking, FlowEvaluating, staleBefore).
