@@ -251,8 +251,10 @@ function chatPanel(root, cfg) {
           else ai.fail(t('chat.failed'), env.message || '');
         }
       }
-      // The connection ended without saying how: what arrived is kept.
-      if (!told) ai.stopped('other');
+      // Stopped by the user, or the connection ended without saying how:
+      // what arrived is kept either way.
+      if (controller.signal.aborted) ai.stopped('user');
+      else if (!told) ai.stopped('other');
     } catch (e) {
       if (e.name === 'AbortError') ai.stopped('user');
       else { ai.fail(describeError(e)); alert.error(e); if (onFailure) onFailure(); }
