@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import path from 'node:path';
 import { startServer, launchBrowser, screenshot, screenshotDir, registerAndLogin } from './helpers.js';
 import { MARKDOWN, startModel } from './fake-model.js';
+import { domProblems } from './i18n-check.js';
 
 let server;
 let browser;
@@ -72,6 +73,7 @@ test('Markdown answers: table and code rendered, code and answer copy', { timeou
   await page.locator('#lang-switch [data-lang="zh-CN"]').click();
   await page.locator('.msg-ai .msg-content table').waitFor();
   await page.getByRole('button', { name: '重新生成' }).waitFor();
+  assert.deepEqual(await domProblems(page, 'zh-CN'), [], 'the chat page in Chinese');
   await screenshot(page, 'zh-chat');
   await page.locator('#lang-switch [data-lang="en"]').click();
   await page.getByRole('button', { name: 'Regenerate' }).waitFor();
@@ -145,6 +147,11 @@ test('a stalled stream shows the notice; a stopped answer reads as stopped after
   assert.equal(await stoppedMsg.locator('.msg-stopped').textContent(), 'You stopped this answer; what arrived is kept.');
   assert.doesNotMatch(await stoppedMsg.textContent(), /client disconnected|partial answer/);
   assert.equal(await stoppedMsg.locator('.msg-error').isVisible(), false, 'not shown as an error');
+  await page.locator('#lang-switch [data-lang="zh-CN"]').click();
+  await page.locator('.msg-stopped', { hasText: '你停止了这个回答' }).waitFor();
+  assert.deepEqual(await domProblems(page, 'zh-CN'), [], 'the stopped marker in Chinese');
+  await page.locator('#lang-switch [data-lang="en"]').click();
+  await page.locator('.msg-stopped', { hasText: 'You stopped' }).waitFor();
 });
 
 test('on a phone the composer is in the first screen', { timeout: 60000 }, async (t) => {
@@ -229,4 +236,43 @@ test('admin: test connection ok and failing, save warning, delete asks first', {
   assert.ok(sizes.inner > sizes.box && sizes.scroll === 'auto', `the table scrolls in its box: ${JSON.stringify(sizes)}`);
   assert.ok(sizes.overflow <= 1, `the page does not scroll sideways: ${JSON.stringify(sizes)}`);
   await page.setViewportSize({ width: 1280, height: 860 });
+});
+
+test('shell: errors as sentences with the request id; a page that cannot load offers a reload; plurals', { timeout: 60000 }, async (t) => {
+  const { page } = browser;
+  t.after(() => page.unrouteAll({ behavior: 'ignoreErrors' }));
+  // A 409 reads as the server's sentence, without "Conflict:", and names the request for support.
+  await page.route('**/api/xunzhi/v1/ai/conversations?*', (route) => route.fulfill({
+    status: 409, contentType: 'application/json',
+    body: JSON.stringify({ code: 'A000409', message: 'This conversation was changed in another tab.', requestId: 'rid-409', data: null }),
+  }));
+  await page.goto(`${server.base}/#/chat`);
+  const alert = page.locator('.alert-error').first();
+  await alert.waitFor();
+  assert.equal(await alert.textContent(), 'This conversation was changed in another tab.Reference for support: rid-409');
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+
+  // A view whose code cannot be fetched (an update, a dropped connection): a sentence and Reload.
+  await page.route('**/assets/js/tts.js', (route) => route.abort());
+  await page.goto(`${server.base}/#/tts`);
+  const failed = page.locator('.alert-error');
+  await failed.waitFor();
+  assert.equal(await failed.locator('button').textContent(), 'Reload page');
+  assert.match(await failed.textContent(), /^Part of the page could not load — the app may have been updated\. Reload the page to continue\./);
+  assert.doesNotMatch(await failed.textContent(), /dynamically imported module|TypeError/);
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  await failed.locator('button').click();
+  await page.getByRole('heading', { name: 'Speech synthesis' }).waitFor();
+
+  // "1 message", "2 messages"; Chinese has one form.
+  const plurals = await page.evaluate(async () => {
+    const i18n = await import('/assets/js/i18n.js');
+    await import('/assets/js/i18n/chat.js');
+    const out = [i18n.t('chat.meta', { n: 1, time: 'today' }), i18n.t('chat.meta', { n: 2, time: 'today' })];
+    i18n.setLocale('zh-CN', { remember: false });
+    out.push(i18n.t('chat.meta', { n: 1, time: '今天' }));
+    i18n.setLocale('en', { remember: false });
+    return out;
+  });
+  assert.deepEqual(plurals, ['1 message · today', '2 messages · today', '1 条消息 · 今天']);
 });
