@@ -225,7 +225,8 @@ test('admin: test connection ok and failing, save warning, delete asks first', {
   await row.getByRole('button', { name: 'Test connection' }).click();
   await row.locator('.test-result.ok').waitFor({ timeout: 15000 });
   await page.evaluate(() => { document.getElementById('toasts').replaceChildren(); window.scrollTo(0, 0); });
-  await page.locator('section.card').first().screenshot({ path: path.join(screenshotDir, 'admin-providers.png') });
+  const box = await page.locator('section.card').first().evaluate((el) => { const r = el.getBoundingClientRect(); return { x: r.left + scrollX, y: r.top + scrollY, width: r.width, height: r.height }; });
+  await page.screenshot({ path: path.join(screenshotDir, 'admin-providers.png'), fullPage: true, clip: { ...box, y: box.y - 8, height: box.height + 16 } });
 
   // On a phone the table scrolls sideways inside its box, the page does not.
   await page.setViewportSize({ width: 390, height: 844 });

@@ -115,7 +115,7 @@ test('a running TTS task is followed again after a reload', { timeout: 240000 },
   await page.reload();
   await page.locator('.alert-info', { hasText: 'Following the synthesis you started before the page was reloaded.' }).waitFor();
   assert.equal(await page.locator('#tts-progress').isVisible(), true, 'the progress card is back');
-  await screenshot(page, 'tts-resumed');
+  await screenshot(page, 'tts-resumed', { fullPage: true });
   await page.waitForFunction(() => document.getElementById('tts-progress').value === 100, null, { timeout: 200000 });
   await page.locator('#tts-audio').waitFor({ state: 'visible', timeout: 30000 });
   assert.equal(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('aimeeting.tts.task.')).length), 0, 'forgotten once done');

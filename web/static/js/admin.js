@@ -155,7 +155,7 @@ async function providerSection(box, setOptions) {
         const saved = await api('/ai-properties', { method: f.id.value ? 'PUT' : 'POST', body });
         if (saved && saved.warning) {
           // Saved, but the provider did not answer: users are not offered it.
-          clear(warning, t('admin.savedWarning'), ' ', h('span', { 'data-user-content': '' }, (saved.check && saved.check.reason) || ''));
+          clear(warning, t('admin.savedWarning'), h('br'), h('small', { 'data-user-content': '' }, (saved.check && saved.check.reason) || ''));
           warning.hidden = false;
         } else toast(t('admin.providerSaved'), 'success');
         fill(null);
