@@ -31,10 +31,15 @@ before(async () => {
 });
 
 after(async () => {
-  if (browser) await browser.close();
+  const refused = browser ? browser.errors.filter((e) => /Content Security Policy|Refused to/.test(e)) : [];
+  if (browser) {
+    if (browser.errors.length) console.log('console errors:', browser.errors);
+    await browser.close();
+  }
   if (server) await server.stop();
   if (model) model.close();
   assert.deepEqual(pageErrors, [], 'no uncaught errors in the page');
+  assert.deepEqual(refused, [], 'nothing the page does is refused by its Content-Security-Policy');
 });
 
 /** Sends a message in the chat page and waits for the answer to finish. */

@@ -44,7 +44,7 @@ export async function copyText(text) {
     await navigator.clipboard.writeText(text);
     return true;
   } catch {
-    const area = h('textarea', { readonly: true, 'aria-hidden': 'true', style: 'position:fixed;left:-9999px' });
+    const area = h('textarea.sr-only', { readonly: true, 'aria-hidden': 'true' });
     area.value = text;
     document.body.append(area);
     area.select();
