@@ -222,7 +222,7 @@ function chatPanel(root, cfg) {
       const tick = () => {
         ai.stall(Math.round((performance.now() - since) / 1000));
         messages.scrollTop = messages.scrollHeight;
-        timer = setTimeout(tick, 1000);
+        timer = setTimeout(tick, 5000); // not every second: it is read out (role=status)
       };
       timer = setTimeout(tick, state.stallMs);
     };
