@@ -78,8 +78,15 @@ test('Markdown answers: table and code rendered, code and answer copy', { timeou
   await page.locator('#lang-switch [data-lang="zh-CN"]').click();
   await page.locator('.msg-ai .msg-content table').waitFor();
   await page.getByRole('button', { name: '重新生成' }).waitFor();
+  // A conversation in Chinese for the Chinese screenshot.
+  await page.getByRole('button', { name: '新建会话' }).click();
+  await page.locator('.composer textarea').fill('请用表格比较 Go 和 Python');
+  await page.locator('.composer textarea').press('Control+Enter');
+  await page.locator('.msg-ai:not(.streaming) .msg-content table').waitFor({ timeout: 30000 });
   assert.deepEqual(await domProblems(page, 'zh-CN'), [], 'the chat page in Chinese');
   await screenshot(page, 'zh-chat');
+  await page.locator('.conv-list button.conv', { hasText: 'Compare Go' }).click();
+  await page.locator('.msg-ai .msg-content', { hasText: 'short comparison' }).waitFor();
   await page.locator('#lang-switch [data-lang="en"]').click();
   await page.getByRole('button', { name: 'Regenerate' }).waitFor();
 });

@@ -13,6 +13,13 @@ export const MARKDOWN = [
   'And a snippet:\n\n```go\nfmt.Println("hello, index")\n```\n\n',
   'Use `go vet` before committing.',
 ];
+export const MARKDOWN_ZH = [
+  '下面用**表格**比较两种语言：\n\n',
+  '| 语言 | 类型系统 | 发布年份 |\n| --- | --- | --- |\n',
+  '| Go | 静态类型 | 2009 |\n| Python | 动态类型 | 1991 |\n\n',
+  '示例代码：\n\n```go\nfmt.Println("你好，索引")\n```\n\n',
+  '提交前先运行 `go vet`。',
+];
 export const PAYLOAD = [
   'Careful with this: <script>window.__pwned = "script"</script>\n\n',
   '<img src=x onerror="window.__pwned = \'img\'">\n\n',
@@ -59,7 +66,8 @@ export function startModel() {
           res.end(JSON.stringify({ id: 'c', object: 'chat.completion', created: 0, model: 'fake', choices: [{ index: 0, message: { role: 'assistant', content: 'OK' }, finish_reason: 'stop' }], usage: { prompt_tokens: 5, completion_tokens: 1, total_tokens: 6 } }));
           return;
         }
-        if (/markdown/i.test(text)) streamAnswer(req, res, MARKDOWN.map((c) => [c, 30]));
+        if (/表格/.test(text)) streamAnswer(req, res, MARKDOWN_ZH.map((c) => [c, 30]));
+        else if (/markdown/i.test(text)) streamAnswer(req, res, MARKDOWN.map((c) => [c, 30]));
         else if (/payload/i.test(text)) streamAnswer(req, res, PAYLOAD.map((c) => [c, 20]));
         else if (/stall/i.test(text)) streamAnswer(req, res, [['Thinking about it', 2600], [' — here is the answer after a pause.', 10]]);
         else if (/hang/i.test(text)) streamAnswer(req, res, [['The first words of a long answer', 10], [null, 0]]);
