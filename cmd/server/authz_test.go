@@ -35,6 +35,7 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/users/me": "user", "POST /api/xunzhi/v1/users/logout": "user",
 	"PUT /api/xunzhi/v1/users": "user", "PUT /api/xunzhi/v1/users/": "user",
 	"GET /api/xunzhi/v1/users/page": "admin", "POST /api/xunzhi/v1/users/admin": "admin",
+	"GET /api/xunzhi/v1/users/is-admin": "user", "GET /api/xunzhi/v1/users/:username": "owner-or-admin",
 
 	"GET /api/xunzhi/v1/ai-properties": "user", "GET /api/xunzhi/v1/ai-properties/": "user",
 	"GET /api/xunzhi/v1/ai-properties/:id": "user", "GET /api/xunzhi/v1/ai-properties/enabled": "user",
@@ -43,6 +44,8 @@ var policy = map[string]string{
 	"PUT /api/xunzhi/v1/ai-properties": "admin", "PUT /api/xunzhi/v1/ai-properties/": "admin",
 	"DELETE /api/xunzhi/v1/ai-properties/:id": "admin", "PUT /api/xunzhi/v1/ai-properties/:id/status": "admin",
 	"POST /api/xunzhi/v1/ai-properties/test": "admin", "POST /api/xunzhi/v1/ai-properties/:id/test": "admin",
+	"GET /api/xunzhi/v1/ai-routing": "admin", "PUT /api/xunzhi/v1/ai-routing": "admin",
+	"GET /api/xunzhi/v1/ai-usage": "admin",
 
 	"GET /api/xunzhi/v1/agent-properties": "user", "GET /api/xunzhi/v1/agent-properties/": "user",
 	"GET /api/xunzhi/v1/agent-properties/:id": "user", "GET /api/xunzhi/v1/agent-properties/byName": "user",
@@ -59,6 +62,8 @@ var policy = map[string]string{
 
 	"POST /api/xunzhi/v1/agents/sessions": "user", "GET /api/xunzhi/v1/agents/conversations": "user",
 	"GET /api/xunzhi/v1/agents/messages/history": "user", "POST /api/xunzhi/v1/agents/files/upload": "user",
+	"GET /api/xunzhi/v1/agents/files": "user", "GET /api/xunzhi/v1/agents/files/:id": "owner",
+	"DELETE /api/xunzhi/v1/agents/files/:id":              "owner",
 	"POST /api/xunzhi/v1/agents/sessions/:sessionId/chat": "owner", "GET /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 	"GET /api/xunzhi/v1/agents/conversations/:sessionId/messages": "owner",
 	"PUT /api/xunzhi/v1/agents/conversations/:sessionId/end":      "owner", "DELETE /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
@@ -83,6 +88,8 @@ var policy = map[string]string{
 	"GET /api/xunzhi/v1/interview/sessions/:sid/radar-chart":            "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/radar-chart.svg":        "owner",
 	"PUT /api/xunzhi/v1/interview/sessions/:sid/finish":                 "owner",
+	"PUT /api/xunzhi/v1/interview/conversations/:sid/end":               "owner",
+	"POST /api/xunzhi/v1/interview/record/save-from-redis/:sid":         "owner",
 	"GET /api/xunzhi/v1/interview/sessions/:sid/trace":                  "owner-or-admin",
 
 	"POST /api/xunzhi/v1/speech/transcriptions":       "user",
@@ -216,8 +223,19 @@ func TestAuthorizationMatrix(t *testing.T) {
 	taskID := create(owner, "POST", "/xunfei/tts/tasks", map[string]any{"text": "Hello there."}, "taskId")
 	aiPropID := create(admin, "POST", "/ai-properties", map[string]any{"aiName": "local", "aiType": "offline"}, "id")
 	agentID := create(admin, "POST", "/agent-properties", map[string]any{"agentName": "helper", "systemPrompt": "Be brief."}, "id")
+	rd, ct := fileBody("file", "notes.txt", []byte("owner's notes"), map[string]string{"sessionId": agentSID})()
+	fileReq, _ := http.NewRequest("POST", srv.URL+api+"/agents/files/upload", rd)
+	fileReq.Header.Set("Content-Type", ct)
+	fileReq.Header.Set("Authorization", "Bearer "+owner.token)
+	upload := servertest.Send(t, fileReq)
+	var uploaded struct{ FileID string }
+	upload.Decode(t, &uploaded)
+	if uploaded.FileID == "" {
+		t.Fatalf("owner file upload: %d %s", upload.Status, upload.Raw)
+	}
 
-	params := map[string]string{":sid": sid, ":taskId": taskID, ":userId": owner.id, "*filepath": "css/app.css"}
+	params := map[string]string{":sid": sid, ":taskId": taskID, ":userId": owner.id, ":username": "owner1",
+		"*filepath": "css/app.css"}
 	pathOf := func(route string) string {
 		p := route
 		for k, v := range params {
@@ -226,6 +244,7 @@ func TestAuthorizationMatrix(t *testing.T) {
 		switch {
 		case strings.Contains(p, "/agents/"):
 			p = strings.ReplaceAll(p, ":sessionId", agentSID)
+			p = strings.ReplaceAll(p, ":id", uploaded.FileID)
 		case strings.Contains(p, "/ai/"):
 			p = strings.ReplaceAll(p, ":sessionId", chatID)
 		case strings.Contains(p, "/ai-properties/"):

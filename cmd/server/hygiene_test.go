@@ -48,7 +48,7 @@ func TestAPIResponseHeaders(t *testing.T) {
 func TestMethodNotAllowed(t *testing.T) {
 	_, srv := startInProcess(t)
 	for _, tt := range []struct{ method, path, allow string }{
-		{"DELETE", api + "/users/login", "POST"},
+		{"DELETE", api + "/users/login", "GET, POST"}, // GET is /users/{username}
 		{"POST", api + "/users/me", "GET"},
 		{"PATCH", "/healthz", "GET"},
 	} {

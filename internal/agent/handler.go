@@ -1,6 +1,10 @@
 package agent
 
 import (
+	"mime"
+	"net/http"
+	"strings"
+
 	"github.com/gin-gonic/gin"
 
 	"github.com/xunzhi-ai/aimeeting/internal/auth"
@@ -47,6 +51,19 @@ func (h *Handler) RegisterSessions(g *gin.RouterGroup, auth gin.HandlerFunc, lim
 	g.DELETE("/conversations/:sessionId", def, h.deleteSession)
 	g.GET("/messages/history", def, chat.MessagePageHandler(h.svc.Chats(), chat.ScopeAgent))
 	g.POST("/files/upload", def, httpx.UploadDeadline(h.svc.MaxFileBytes()), h.upload)
+	g.GET("/files", def, h.files)
+	g.GET("/files/:id", def, h.download)
+	g.DELETE("/files/:id", def, h.deleteFile)
+}
+
+// filesBase is the path files are downloaded under, derived from the
+// route so that the URL follows wherever the group is mounted.
+func filesBase(c *gin.Context) string {
+	p := c.FullPath()
+	if i := strings.LastIndex(p, "/files"); i >= 0 {
+		return p[:i+len("/files")]
+	}
+	return p
 }
 
 func (h *Handler) create(c *gin.Context) {
@@ -232,5 +249,50 @@ func (h *Handler) upload(c *gin.Context) {
 	}
 	f, err := h.svc.Upload(c.Request.Context(), uid, UploadInput{SessionID: c.PostForm("sessionId"),
 		BizType: c.PostForm("bizType"), FileName: up.Filename, Data: up.Data})
-	httpx.Respond(c, ViewOfFile(f), err)
+	httpx.Respond(c, ViewOfFile(f, filesBase(c)), err)
+}
+
+func (h *Handler) files(c *gin.Context) {
+	uid, err := callerID(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	files, err := h.svc.Files(c.Request.Context(), uid, c.Query("sessionId"))
+	base := filesBase(c)
+	views := make([]FileView, len(files))
+	for i, f := range files {
+		views[i] = ViewOfFile(f, base)
+	}
+	httpx.Respond(c, views, err)
+}
+
+// download serves the bytes of the caller's file with http.ServeContent:
+// Range and If-Modified-Since work as for a static file. The file is
+// an attachment, never rendered by the browser as a page of this site.
+func (h *Handler) download(c *gin.Context) {
+	uid, err := callerID(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	f, data, err := h.svc.OpenFile(c.Request.Context(), uid, c.Param("id"))
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	defer data.Close()
+	c.Header("Content-Type", f.MIME)
+	c.Header("Content-Disposition", mime.FormatMediaType("attachment", map[string]string{"filename": f.FileName}))
+	c.Header("X-Content-Type-Options", "nosniff")
+	c.Header("Cache-Control", "private, no-cache")
+	http.ServeContent(c.Writer, c.Request, f.FileName, f.CreatedAt, data)
+}
+
+func (h *Handler) deleteFile(c *gin.Context) {
+	uid, err := callerID(c)
+	if err == nil {
+		err = h.svc.DeleteFile(c.Request.Context(), uid, c.Param("id"))
+	}
+	httpx.Respond(c, nil, err)
 }

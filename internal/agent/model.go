@@ -22,6 +22,12 @@ var Tags = map[int]string{
 	7: "mobile", 8: "devops", 9: "design", 10: "product", 99: "other",
 }
 
+// TagColors are the colours the original showed its tags in, by code.
+var TagColors = map[int]string{
+	1: "#1677ff", 2: "#52c41a", 3: "#13c2c2", 4: "#fa8c16", 5: "#722ed1", 6: "#2f54eb",
+	7: "#eb2f96", 8: "#faad14", 9: "#f5222d", 10: "#a0d911", 99: "#8c8c8c",
+}
+
 // Limits of an agent configuration.
 const (
 	MaxNameChars        = 64
@@ -172,8 +178,9 @@ type Filter struct {
 
 // Tag is a tag as the API shows it.
 type Tag struct {
-	Code int    `json:"code"`
-	Name string `json:"name"`
+	Code  int    `json:"code"`
+	Name  string `json:"name"`
+	Color string `json:"color"`
 }
 
 // View is an agent as the API shows it. It names the provider
@@ -205,7 +212,7 @@ func ViewOf(a Agent) View {
 	}
 	v.Tags = make([]Tag, len(v.TagCodes))
 	for i, c := range v.TagCodes {
-		v.Tags[i] = Tag{Code: c, Name: Tags[c]}
+		v.Tags[i] = Tag{Code: c, Name: Tags[c], Color: TagColors[c]}
 	}
 	return v
 }
@@ -226,19 +233,27 @@ type File struct {
 	CreatedAt time.Time
 }
 
-// FileView is the answer to an upload.
+// FileView is a file as the API shows it (the answer to an upload and the
+// entries of a file list). FileURL downloads it, for its owner only.
 type FileView struct {
-	FileID    string `json:"fileId"`
-	FileName  string `json:"fileName"`
-	SessionID string `json:"sessionId,omitempty"`
-	Size      int64  `json:"size"`
-	Chars     int    `json:"chars"`
-	Truncated bool   `json:"truncated"`
+	FileID      string `json:"fileId"`
+	FileName    string `json:"fileName"`
+	SessionID   string `json:"sessionId,omitempty"`
+	BizType     string `json:"bizType"`
+	ContentType string `json:"contentType"`
+	Size        int64  `json:"size"`
+	Chars       int    `json:"chars"`
+	Truncated   bool   `json:"truncated"`
+	FileURL     string `json:"fileUrl"`
+	CreateTime  string `json:"createTime"`
 }
 
-// ViewOfFile converts f for the API.
-func ViewOfFile(f File) FileView {
-	return FileView{FileID: f.ID, FileName: f.FileName, SessionID: f.SessionID, Size: f.Size, Chars: f.Chars, Truncated: f.Truncated}
+// ViewOfFile converts f for the API; base is the path under which files
+// are downloaded (".../agents/files"), the file's URL is base/<id>.
+func ViewOfFile(f File, base string) FileView {
+	return FileView{FileID: f.ID, FileName: f.FileName, SessionID: f.SessionID, BizType: f.BizType, ContentType: f.MIME,
+		Size: f.Size, Chars: f.Chars, Truncated: f.Truncated, FileURL: base + "/" + f.ID,
+		CreateTime: f.CreatedAt.UTC().Format(timeFormat)}
 }
 
 // FilesHeading starts the section of the system prompt that carries the

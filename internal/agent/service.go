@@ -4,7 +4,9 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -30,6 +32,9 @@ type Store interface {
 	Page(ctx context.Context, p page.Request, f Filter) (page.Result[Agent], error)
 	CreateFile(ctx context.Context, f File) error
 	SessionFiles(ctx context.Context, userID, sessionID string, limit int) ([]File, error)
+	Files(ctx context.Context, userID, sessionID string, limit int) ([]File, error)
+	File(ctx context.Context, userID, id string) (File, error)
+	DeleteFile(ctx context.Context, userID, id string) error
 }
 
 // Resolver turns a provider configuration id into a ready provider
@@ -265,6 +270,60 @@ func (s *Service) profile(ctx context.Context, conv chat.Conversation, _ string)
 		p.SystemPrompt = strings.TrimRight(p.SystemPrompt, "\n") + "\n\n" + section
 	}
 	return p, nil
+}
+
+// MaxListedFiles bounds a file list.
+const MaxListedFiles = 200
+
+// Files lists the caller's files, newest first: those of one session (which
+// must be the caller's) or, with sessionID "", all of them (at most
+// MaxListedFiles).
+func (s *Service) Files(ctx context.Context, userID, sessionID string) ([]File, error) {
+	sessionID = strings.TrimSpace(sessionID)
+	if sessionID != "" {
+		if len(sessionID) > 64 {
+			return nil, apperr.Invalid("sessionId must be at most 64 characters")
+		}
+		if _, err := s.chats.Get(ctx, userID, sessionID, chat.ScopeAgent); err != nil {
+			return nil, err
+		}
+	}
+	return s.store.Files(ctx, userID, sessionID, MaxListedFiles)
+}
+
+// OpenFile returns the caller's file id and its bytes, which the caller
+// closes. Another user's file is a 404.
+func (s *Service) OpenFile(ctx context.Context, userID, id string) (File, *os.File, error) {
+	if !validID.MatchString(id) || !validID.MatchString(userID) {
+		return File{}, nil, errFileMissing
+	}
+	f, err := s.store.File(ctx, userID, id)
+	if err != nil {
+		return File{}, nil, err
+	}
+	data, err := os.Open(filepath.Join(s.cfg.UploadDir, userID, id))
+	if errors.Is(err, fs.ErrNotExist) {
+		return File{}, nil, apperr.NotFound("the stored bytes of this file")
+	}
+	if err != nil {
+		return File{}, nil, apperr.Internal(fmt.Errorf("open agent file: %w", err))
+	}
+	return f, data, nil
+}
+
+// DeleteFile removes the caller's file id: its row (so agents no longer see
+// its text) and its bytes. Another user's file is a 404.
+func (s *Service) DeleteFile(ctx context.Context, userID, id string) error {
+	if !validID.MatchString(id) || !validID.MatchString(userID) {
+		return errFileMissing
+	}
+	if err := s.store.DeleteFile(ctx, userID, id); err != nil {
+		return err
+	}
+	// The row is gone, so the bytes can no longer be reached; a failure to
+	// remove them leaves an orphan, not an error for the user.
+	_ = os.Remove(filepath.Join(s.cfg.UploadDir, userID, id))
+	return nil
 }
 
 // UploadInput is one uploaded file.

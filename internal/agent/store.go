@@ -234,3 +234,49 @@ func (s *GormStore) SessionFiles(ctx context.Context, userID, sessionID string, 
 	}
 	return out, nil
 }
+
+var errFileMissing = apperr.NotFound("agent file")
+
+// Files lists the caller's files, newest first (at most limit), without
+// their text; sessionID "" lists the files of every session.
+func (s *GormStore) Files(ctx context.Context, userID, sessionID string, limit int) ([]File, error) {
+	q := s.db.WithContext(ctx).Omit("text").Where("user_id = ?", userID)
+	if sessionID != "" {
+		q = q.Where("session_id = ?", sessionID)
+	}
+	var rows []fileRow
+	if err := q.Order("created_at DESC, id DESC").Limit(limit).Find(&rows).Error; err != nil {
+		return nil, fmt.Errorf("list agent files: %w", err)
+	}
+	out := make([]File, len(rows))
+	for i, r := range rows {
+		out[i] = r.toFile()
+	}
+	return out, nil
+}
+
+// File returns the caller's file id, without its text; another user's
+// file is not found.
+func (s *GormStore) File(ctx context.Context, userID, id string) (File, error) {
+	var r fileRow
+	err := s.db.WithContext(ctx).Omit("text").Where("id = ? AND user_id = ?", id, userID).Take(&r).Error
+	if db.IsNotFound(err) {
+		return File{}, errFileMissing
+	}
+	if err != nil {
+		return File{}, fmt.Errorf("get agent file: %w", err)
+	}
+	return r.toFile(), nil
+}
+
+// DeleteFile removes the caller's file id.
+func (s *GormStore) DeleteFile(ctx context.Context, userID, id string) error {
+	res := s.db.WithContext(ctx).Where("id = ? AND user_id = ?", id, userID).Delete(&fileRow{})
+	if res.Error != nil {
+		return fmt.Errorf("delete agent file: %w", res.Error)
+	}
+	if res.RowsAffected == 0 {
+		return errFileMissing
+	}
+	return nil
+}

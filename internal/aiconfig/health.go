@@ -96,6 +96,9 @@ func (s *Service) probe(ctx context.Context, p Property, timeout time.Duration) 
 		res.Reason = reasonOf(err)
 		return res
 	}
+	if s.probeWrap != nil {
+		prov = s.probeWrap(prov, p.ID, p.ModelName)
+	}
 	cctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
 	_, err = prov.Generate(cctx, llm.Request{Stage: "connection-test", Model: p.ModelName, MaxTokens: testMaxTokens,

@@ -12,11 +12,14 @@ import (
 	"unicode/utf8"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
+	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/redact"
 )
 
 // Types a configuration may have (api.md).
-var Types = []string{"openai", "deepseek", "doubao", "spark", "ollama", "offline", "other"}
+// Every type but other and offline has a default apiUrl
+// (llm.DefaultBaseURLs).
+var Types = []string{"openai", "deepseek", "doubao", "spark", "qwen", "zhipu", "moonshot", "ollama", "offline", "other"}
 
 // Property is one provider configuration.
 type Property struct {
@@ -24,6 +27,9 @@ type Property struct {
 	Name           string
 	Type           string
 	APIKey         string
+	APISecret      string // sent where the vendor wants it (llm.Config.APISecret)
+	ProjectID      string // OpenAI-Project header
+	OrganizationID string // OpenAI-Organization header
 	APIURL         string
 	ModelName      string
 	MaxTokens      int
@@ -37,13 +43,17 @@ type Property struct {
 }
 
 // Input creates or updates a configuration. On update, nil fields keep
-// their value, an empty or masked apiKey keeps the stored key, and the
+// their value, an empty or masked apiKey or apiSecret keeps the stored one
+// (set it to a single space to clear a secret), and the
 // masked secrets of an apiUrl (as the API shows it) keep the stored ones.
 type Input struct {
 	ID             string   `json:"id"`
 	AIName         *string  `json:"aiName"`
 	AIType         *string  `json:"aiType"`
 	APIKey         *string  `json:"apiKey"`
+	APISecret      *string  `json:"apiSecret"`
+	ProjectID      *string  `json:"projectId"`
+	OrganizationID *string  `json:"organizationId"`
 	APIURL         *string  `json:"apiUrl"`
 	ModelName      *string  `json:"modelName"`
 	MaxTokens      *int     `json:"maxTokens"`
@@ -82,6 +92,11 @@ func (in Input) apply(p *Property) error {
 	if in.APIKey != nil && *in.APIKey != "" && *in.APIKey != MaskedKey {
 		p.APIKey = strings.TrimSpace(*in.APIKey)
 	}
+	if in.APISecret != nil && *in.APISecret != "" && *in.APISecret != MaskedKey {
+		p.APISecret = strings.TrimSpace(*in.APISecret)
+	}
+	set(&p.ProjectID, in.ProjectID)
+	set(&p.OrganizationID, in.OrganizationID)
 	if in.MaxTokens != nil {
 		p.MaxTokens = *in.MaxTokens
 	}
@@ -112,6 +127,12 @@ func (p Property) Validate() error {
 		return apperr.Invalid("aiType must be one of %s, not %q", strings.Join(Types, ", "), p.Type)
 	case len(p.APIKey) > 512:
 		return apperr.Invalid("apiKey must be at most 512 characters")
+	case len(p.APISecret) > 512:
+		return apperr.Invalid("apiSecret must be at most 512 characters")
+	case len(p.ProjectID) > 255:
+		return apperr.Invalid("projectId must be at most 255 characters")
+	case len(p.OrganizationID) > 255:
+		return apperr.Invalid("organizationId must be at most 255 characters")
 	case len(p.APIURL) > 512:
 		return apperr.Invalid("apiUrl must be at most 512 characters")
 	case utf8.RuneCountInString(p.ModelName) > 128:
@@ -134,7 +155,7 @@ func (p Property) Validate() error {
 		if err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
 			return apperr.Invalid("apiUrl must be an http(s) URL such as https://api.deepseek.com/v1")
 		}
-	} else if p.Type != "openai" && p.Type != "ollama" {
+	} else if llm.DefaultBaseURL(p.Type) == "" {
 		return apperr.Invalid("apiUrl is required for aiType %s", p.Type)
 	}
 	return nil
@@ -143,15 +164,21 @@ func (p Property) Validate() error {
 // MaskedKey is what the API shows instead of a stored key.
 const MaskedKey = "******"
 
-// View is a configuration as the API shows it: the key and the secrets
-// inside the URL masked.
+// View is a configuration as the API shows it: the key, the secret and the
+// secrets inside the URL masked. DefaultAPIURL is the URL used when apiUrl
+// is empty.
 type View struct {
 	ID             string   `json:"id"`
 	AIName         string   `json:"aiName"`
 	AIType         string   `json:"aiType"`
 	APIKey         string   `json:"apiKey"`
 	APIKeySet      bool     `json:"apiKeySet"`
+	APISecret      string   `json:"apiSecret"`
+	APISecretSet   bool     `json:"apiSecretSet"`
+	ProjectID      string   `json:"projectId"`
+	OrganizationID string   `json:"organizationId"`
 	APIURL         string   `json:"apiUrl"`
+	DefaultAPIURL  string   `json:"defaultApiUrl"`
 	ModelName      string   `json:"modelName"`
 	MaxTokens      int      `json:"maxTokens"`
 	Temperature    *float64 `json:"temperature"`
@@ -166,11 +193,16 @@ type View struct {
 // ViewOf converts p for the API, masking the key and the URL's secrets
 // (redact.URL).
 func ViewOf(p Property) View {
-	v := View{ID: p.ID, AIName: p.Name, AIType: p.Type, APIKeySet: p.APIKey != "", APIURL: redact.URL(p.APIURL),
-		ModelName: p.ModelName, MaxTokens: p.MaxTokens, Temperature: p.Temperature, SystemPrompt: p.SystemPrompt,
+	v := View{ID: p.ID, AIName: p.Name, AIType: p.Type, APIKeySet: p.APIKey != "", APISecretSet: p.APISecret != "",
+		ProjectID: p.ProjectID, OrganizationID: p.OrganizationID, APIURL: redact.URL(p.APIURL),
+		DefaultAPIURL: llm.DefaultBaseURL(p.Type),
+		ModelName:     p.ModelName, MaxTokens: p.MaxTokens, Temperature: p.Temperature, SystemPrompt: p.SystemPrompt,
 		SupportsVision: p.SupportsVision, IsEnabled: p.IsEnabled, Offline: p.Type == "offline"}
 	if v.APIKeySet {
 		v.APIKey = MaskedKey
+	}
+	if v.APISecretSet {
+		v.APISecret = MaskedKey
 	}
 	if !p.CreatedAt.IsZero() {
 		v.CreateTime = p.CreatedAt.UTC().Format(time.RFC3339Nano)

@@ -36,6 +36,11 @@ type Service struct {
 	defName string
 	now     func() time.Time
 
+	// inUse lists the stages routed to a configuration (nil: none are).
+	inUse func(ctx context.Context, id string) ([]string, error)
+	// probeWrap wraps the provider of a connection check (nil: none).
+	probeWrap func(p llm.Provider, id, model string) llm.Provider
+
 	mu sync.Mutex // protects cache
 	// cache holds built providers by configuration id; an entry is rebuilt
 	// when the row's UpdatedAt changes.
@@ -69,6 +74,19 @@ type cachedProvider struct {
 	provider  llm.Provider
 }
 
+// WithProbeWrap wraps the provider of each connection check (Test, and
+// the check on save or listing) with wrap, given the configuration's id and
+// model: usage accounting counts those calls too.
+func WithProbeWrap(wrap func(p llm.Provider, id, model string) llm.Provider) ServiceOption {
+	return func(s *Service) { s.probeWrap = wrap }
+}
+
+// WithInUse makes deleting or disabling a configuration that stages are
+// routed to a 409 naming them; stagesUsing lists the stages using an id.
+func WithInUse(stagesUsing func(ctx context.Context, id string) ([]string, error)) ServiceOption {
+	return func(s *Service) { s.inUse = stagesUsing }
+}
+
 // NewService returns a service whose default provider is def.
 func NewService(store Store, def llm.Provider, opts ...ServiceOption) *Service {
 	name := "Default (" + def.Name() + ")"
@@ -81,6 +99,26 @@ func NewService(store Store, def llm.Provider, opts ...ServiceOption) *Service {
 		o(s)
 	}
 	return s
+}
+
+// checkUnused fails with a 409 when stages are routed to id.
+func (s *Service) checkUnused(ctx context.Context, id, action string) error {
+	if s.inUse == nil {
+		return nil
+	}
+	stages, err := s.inUse(ctx, id)
+	if err != nil {
+		return err
+	}
+	if len(stages) == 0 {
+		return nil
+	}
+	if action == "delete" {
+		return apperr.Conflict("cannot delete ai-property %s: stages %s are routed to it; change their routes under /ai-routing first",
+			id, strings.Join(stages, ", "))
+	}
+	return apperr.Conflict("cannot disable ai-property %s: stages %s are routed to it; change their routes under /ai-routing first",
+		id, strings.Join(stages, ", "))
 }
 
 // Create stores a new configuration made by actor.
@@ -119,11 +157,17 @@ func (s *Service) Update(ctx context.Context, in Input) (Property, error) {
 	if err != nil {
 		return Property{}, err
 	}
+	wasEnabled := p.IsEnabled
 	if err := in.apply(&p); err != nil {
 		return Property{}, err
 	}
 	if err := s.check(p); err != nil {
 		return Property{}, err
+	}
+	if wasEnabled && !p.IsEnabled {
+		if err := s.checkUnused(ctx, id, "disable"); err != nil {
+			return Property{}, err
+		}
 	}
 	p.UpdatedAt = s.now()
 	if err := s.store.Update(ctx, p); err != nil {
@@ -139,6 +183,9 @@ func (s *Service) SetEnabled(ctx context.Context, id string, enabled bool) (Prop
 
 // Delete removes a configuration.
 func (s *Service) Delete(ctx context.Context, id string) error {
+	if err := s.checkUnused(ctx, id, "delete"); err != nil {
+		return err
+	}
 	if err := s.store.Delete(ctx, id); err != nil {
 		return err
 	}
@@ -318,6 +365,7 @@ func (s *Service) resolved(p Property) (Resolved, error) {
 }
 
 func toLLMConfig(p Property) llm.Config {
-	return llm.Config{Type: p.Type, BaseURL: p.APIURL, APIKey: p.APIKey, Model: p.ModelName,
+	return llm.Config{Type: p.Type, BaseURL: p.APIURL, APIKey: p.APIKey, APISecret: p.APISecret,
+		Organization: p.OrganizationID, Project: p.ProjectID, Model: p.ModelName,
 		MaxTokens: p.MaxTokens, Temperature: p.Temperature, Vision: p.SupportsVision}
 }

@@ -78,7 +78,7 @@ func TestValidate(t *testing.T) {
 		{"no name", Input{AIType: ptr("offline")}},
 		{"unknown type", Input{AIName: ptr("x"), AIType: ptr("gpt")}},
 		{"no model", Input{AIName: ptr("x"), AIType: ptr("openai")}},
-		{"no url for deepseek", Input{AIName: ptr("x"), AIType: ptr("deepseek"), ModelName: ptr("m")}},
+		{"no url for other", Input{AIName: ptr("x"), AIType: ptr("other"), ModelName: ptr("m")}},
 		{"bad url", Input{AIName: ptr("x"), AIType: ptr("other"), ModelName: ptr("m"), APIURL: ptr("ftp://x")}},
 		{"temperature", Input{AIName: ptr("x"), AIType: ptr("offline"), Temperature: ptr(3.0)}},
 		{"max tokens", Input{AIName: ptr("x"), AIType: ptr("offline"), MaxTokens: ptr(-1)}},

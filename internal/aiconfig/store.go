@@ -17,6 +17,9 @@ type row struct {
 	AIName         string
 	AIType         string
 	APIKey         string
+	APISecret      string
+	ProjectID      string
+	OrganizationID string
 	APIURL         string `gorm:"column:api_url"`
 	ModelName      string
 	MaxTokens      int
@@ -32,13 +35,15 @@ type row struct {
 func (row) TableName() string { return "ai_properties" }
 
 func toRow(p Property) row {
-	return row{ID: p.ID, AIName: p.Name, AIType: p.Type, APIKey: p.APIKey, APIURL: p.APIURL, ModelName: p.ModelName,
+	return row{ID: p.ID, AIName: p.Name, AIType: p.Type, APIKey: p.APIKey, APISecret: p.APISecret, ProjectID: p.ProjectID,
+		OrganizationID: p.OrganizationID, APIURL: p.APIURL, ModelName: p.ModelName,
 		MaxTokens: p.MaxTokens, Temperature: p.Temperature, SystemPrompt: &p.SystemPrompt, SupportsVision: p.SupportsVision,
 		IsEnabled: p.IsEnabled, CreatedBy: p.CreatedBy, CreatedAt: p.CreatedAt, UpdatedAt: p.UpdatedAt}
 }
 
 func (r row) toProperty() Property {
-	p := Property{ID: r.ID, Name: r.AIName, Type: r.AIType, APIKey: r.APIKey, APIURL: r.APIURL, ModelName: r.ModelName,
+	p := Property{ID: r.ID, Name: r.AIName, Type: r.AIType, APIKey: r.APIKey, APISecret: r.APISecret, ProjectID: r.ProjectID,
+		OrganizationID: r.OrganizationID, APIURL: r.APIURL, ModelName: r.ModelName,
 		MaxTokens: r.MaxTokens, Temperature: r.Temperature, SupportsVision: r.SupportsVision, IsEnabled: r.IsEnabled,
 		CreatedBy: r.CreatedBy, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.SystemPrompt != nil {

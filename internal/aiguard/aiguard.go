@@ -99,7 +99,16 @@ func New(cfg Config, reg prometheus.Registerer) (*Guard, error) {
 // A panic in fn releases the stage's permits and is re-raised by Do, wrapped
 // with fn's stack.
 func Do[T any](ctx context.Context, g *Guard, stage string, fn func(ctx context.Context) (T, error)) (T, error) {
-	s := g.stage(stage)
+	return DoFor(ctx, g, stage, "", fn)
+}
+
+// DoFor is Do for one target of stage (a model the stage is routed to): the
+// call gets the stage's policy, but its own bulkhead, breaker and rate
+// limit, so one failing model opens only its own breaker. An empty target
+// is the stage's own policies, as Do uses. Targets, like stages, should
+// come from a small set: each keeps its policies for the life of the Guard.
+func DoFor[T any](ctx context.Context, g *Guard, stage, target string, fn func(ctx context.Context) (T, error)) (T, error) {
+	s := g.stage(stage, target)
 	start := time.Now()
 
 	// fn runs on this goroutine (failsafe-go's timeout cancels the context
@@ -146,8 +155,13 @@ func Do[T any](ctx context.Context, g *Guard, stage string, fn func(ctx context.
 // reports StateHalfOpen: failsafe-go only moves it there on the next call,
 // which it will let through as a trial. A stage never called is closed.
 func (g *Guard) State(stage string) string {
+	return g.TargetState(stage, "")
+}
+
+// TargetState is State for one target of stage (see DoFor).
+func (g *Guard) TargetState(stage, target string) string {
 	g.mu.Lock()
-	s := g.stages[stage]
+	s := g.stages[stageKey(stage, target)]
 	g.mu.Unlock()
 	if s == nil {
 		return StateClosed
@@ -166,7 +180,9 @@ func (g *Guard) States() map[string]string {
 	g.mu.Unlock()
 	states := make(map[string]string, len(stages))
 	for _, s := range stages {
-		states[s.name] = breakerState(s.breaker)
+		if s.target == "" {
+			states[s.name] = breakerState(s.breaker)
+		}
 	}
 	return states
 }
@@ -188,6 +204,7 @@ func breakerState(cb circuitbreaker.CircuitBreaker[any]) string {
 // stageGuard is the policies and metrics of one stage.
 type stageGuard struct {
 	name     string
+	target   string // "" for the stage's own policies
 	policy   StagePolicy
 	breaker  circuitbreaker.CircuitBreaker[any]
 	executor failsafe.Executor[any]
@@ -195,21 +212,32 @@ type stageGuard struct {
 	duration prometheus.Observer
 }
 
-// stage returns the policies of stage, creating them on first use.
-func (g *Guard) stage(name string) *stageGuard {
+// stageKey is the key of a stage's (or a stage target's) policies.
+func stageKey(stage, target string) string {
+	if target == "" {
+		return stage
+	}
+	return stage + "\x00" + target
+}
+
+// stage returns the policies of stage and target, creating them on first
+// use.
+func (g *Guard) stage(name, target string) *stageGuard {
 	g.mu.Lock()
 	defer g.mu.Unlock()
-	s, ok := g.stages[name]
+	key := stageKey(name, target)
+	s, ok := g.stages[key]
 	if !ok {
-		s = newStageGuard(name, g.cfg.Policy(name), g.metrics)
-		g.stages[name] = s
+		s = newStageGuard(name, target, g.cfg.Policy(name), g.metrics)
+		g.stages[key] = s
 	}
 	return s
 }
 
-func newStageGuard(name string, p StagePolicy, m *metrics) *stageGuard {
+func newStageGuard(name, target string, p StagePolicy, m *metrics) *stageGuard {
 	s := &stageGuard{
 		name:     name,
+		target:   target,
 		policy:   p,
 		calls:    make(map[string]prometheus.Counter),
 		duration: m.duration.WithLabelValues(name),
@@ -218,7 +246,12 @@ func newStageGuard(name string, p StagePolicy, m *metrics) *stageGuard {
 		resultRejectedBulkhead, resultRejectedBreaker, resultRejectedRate} {
 		s.calls[r] = m.calls.WithLabelValues(name, r)
 	}
-	gauge := m.breaker.WithLabelValues(name)
+	var gauge prometheus.Gauge
+	if target == "" {
+		gauge = m.breaker.WithLabelValues(name)
+	} else {
+		gauge = m.targetBreaker.WithLabelValues(name, target)
+	}
 	gauge.Set(gaugeClosed)
 
 	// Outermost first (failsafe.With composes the first policy around the

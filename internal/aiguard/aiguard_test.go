@@ -537,7 +537,7 @@ func TestRejectionsAreNotBreakerFailures(t *testing.T) {
 			t.Errorf("State = %q, want closed", got)
 		}
 		// The breaker saw the one real call only.
-		if got := g.stage(stage).breaker.Metrics().Executions(); got != 1 {
+		if got := g.stage(stage, "").breaker.Metrics().Executions(); got != 1 {
 			t.Errorf("breaker executions = %d, want 1", got)
 		}
 		if got := calls(t, reg, resultRejectedBulkhead); got != rejections {
@@ -561,7 +561,7 @@ func TestRejectionsAreNotBreakerFailures(t *testing.T) {
 		if got := g.State(stage); got != StateClosed {
 			t.Errorf("State = %q, want closed", got)
 		}
-		if got := g.stage(stage).breaker.Metrics().Executions(); got != 1 {
+		if got := g.stage(stage, "").breaker.Metrics().Executions(); got != 1 {
 			t.Errorf("breaker executions = %d, want 1", got)
 		}
 		if got := calls(t, reg, resultRejectedRate); got != rejections {
@@ -671,5 +671,37 @@ func TestNilRegisterer(t *testing.T) {
 	}
 	if got, err := Do(context.Background(), g, "chat", succeed); err != nil || got != "ok" {
 		t.Errorf("Do = %q, %v", got, err)
+	}
+}
+
+// One failing target of a stage opens only its own breaker: the stage's
+// other targets and the stage itself keep calling.
+func TestTargetsAreIndependent(t *testing.T) {
+	g, reg := MustNew(t, testPolicy())
+	for range 4 {
+		DoFor(context.Background(), g, stage, "model-a", fail)
+		if _, err := DoFor(context.Background(), g, stage, "model-b", succeed); err != nil {
+			t.Fatalf("model-b: %v", err)
+		}
+	}
+	if got := g.TargetState(stage, "model-a"); got != StateOpen {
+		t.Fatalf("model-a breaker %q, want open", got)
+	}
+	if _, err := DoFor(context.Background(), g, stage, "model-a", succeed); !errors.Is(err, ErrOverloaded) {
+		t.Fatalf("model-a with its breaker open: %v, want ErrOverloaded", err)
+	}
+	for _, target := range []string{"model-b", ""} {
+		if got := g.TargetState(stage, target); got != StateClosed {
+			t.Errorf("target %q breaker %q, want closed", target, got)
+		}
+		if _, err := DoFor(context.Background(), g, stage, target, succeed); err != nil {
+			t.Errorf("target %q: %v", target, err)
+		}
+	}
+	if got := metricValue(t, reg, "aimeeting_aiguard_target_breaker_state", "stage", stage, "target", "model-a"); got != gaugeOpen {
+		t.Errorf("target_breaker_state of model-a = %v, want %v", got, gaugeOpen)
+	}
+	if got := g.States(); len(got) != 1 || got[stage] != StateClosed {
+		t.Errorf("States = %v, want only the stage's own breaker, closed", got)
 	}
 }

@@ -31,6 +31,8 @@ type metrics struct {
 	retries  *prometheus.CounterVec   // stage
 	duration *prometheus.HistogramVec // stage
 	breaker  *prometheus.GaugeVec     // stage
+	// targetBreaker is the breaker of each routed target (DoFor).
+	targetBreaker *prometheus.GaugeVec // stage, target
 }
 
 func newMetrics(reg prometheus.Registerer) (*metrics, error) {
@@ -53,6 +55,10 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 			Namespace: ns, Subsystem: sub, Name: "breaker_state",
 			Help: "Circuit breaker state by stage: 0 closed, 1 open, 2 half-open.",
 		}, []string{"stage"}),
+		targetBreaker: prometheus.NewGaugeVec(prometheus.GaugeOpts{
+			Namespace: ns, Subsystem: sub, Name: "target_breaker_state",
+			Help: "Circuit breaker state by stage and routed target (ai-property id): 0 closed, 1 open, 2 half-open.",
+		}, []string{"stage", "target"}),
 	}
 	if reg == nil {
 		return m, nil
@@ -70,6 +76,9 @@ func newMetrics(reg prometheus.Registerer) (*metrics, error) {
 		return nil, err
 	}
 	if m.breaker, err = register(reg, m.breaker); err != nil {
+		return nil, err
+	}
+	if m.targetBreaker, err = register(reg, m.targetBreaker); err != nil {
 		return nil, err
 	}
 	return m, nil

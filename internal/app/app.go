@@ -24,6 +24,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/agent"
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
+	"github.com/xunzhi-ai/aimeeting/internal/airouting"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/chat"
 	"github.com/xunzhi-ai/aimeeting/internal/db"
@@ -129,8 +130,19 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	if err != nil {
 		return nil, err
 	}
-	aiConfigs := aiconfig.NewService(aiconfig.NewGormStore(gdb), model)
-	invoker, flights, err := newInvoker(cfg, rdb, redisDown, reg)
+	// Routing: the database holds the routes; every instance re-reads them
+	// at most every refresh. Usage is written in batches by one writer
+	// (closed after the flights, so the last calls are kept).
+	routeStore := airouting.NewGormStore(gdb)
+	usage := airouting.NewRecorder(routeStore, airouting.RecorderConfig{Queue: cfg.Agent.Usage.Queue,
+		Batch: cfg.Agent.Usage.Batch, Flush: cfg.Agent.Usage.Flush}, log.With("domain", "ai-usage"), reg)
+	a.closers = append(a.closers, usage.Close)
+	aiConfigs := aiconfig.NewService(aiconfig.NewGormStore(gdb), model, aiconfig.WithInUse(routeStore.StagesUsing),
+		aiconfig.WithProbeWrap(usage.Recorded))
+	routing := airouting.NewService(routeStore, aiConfigs, usage, airouting.Config{Refresh: cfg.Agent.Routing.Refresh,
+		DefaultModel: defaultModelName(cfg.AI)})
+	invoker, flights, err := newInvoker(cfg, rdb, redisDown, reg,
+		interview.WithRouting(routing), interview.WithUsage(usage, defaultModelName(cfg.AI)))
 	if err != nil {
 		return nil, err
 	}
@@ -155,7 +167,8 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	if err != nil {
 		return nil, setting("data-dir", err)
 	}
-	chats := chat.NewService(chat.NewGormStore(gdb), aiConfigs, chat.Config{
+	// A chat naming no model uses the chat route (routing.Resolve).
+	chats := chat.NewService(chat.NewGormStore(gdb), routing, chat.Config{
 		MaxMessageChars: cfg.Chat.MaxMessageChars,
 		ContextTokens:   cfg.Chat.ContextTokens,
 		StreamTimeout:   cfg.Chat.StreamTimeout,
@@ -163,7 +176,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		StallNotice:     cfg.Chat.StallNotice,
 	})
 	a.closers = append(a.closers, chats.Close)
-	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, aiConfigs, agent.Config{
+	agents, err := agent.NewService(agent.NewGormStore(gdb), chats, routing.Unrouted(), agent.Config{
 		DefaultAgentName: cfg.Agents.DefaultAgentName,
 		MaxFileBytes:     cfg.Agents.MaxFileBytes,
 		FileContextChars: cfg.Agents.FileContextChars,
@@ -222,6 +235,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	// Handlers.
 	accountHandler := users.NewHandler(accounts)
 	aiConfigHandler := aiconfig.NewHandler(aiConfigs)
+	routingHandler := airouting.NewHandler(routing, usage)
 	interviewHandler := interview.NewHandler(interviews)
 	chatHandler := chat.NewHandler(chats)
 	agentHandler := agent.NewHandler(agents)
@@ -246,7 +260,9 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	r.Use(httpx.Middleware(log, httpx.NewMetrics(reg), cfg.Server.MaxBody)...)
 	r.Use(httpx.ReadTimeout(cfg.Server.ReadTimeout))
 	r.Use(httpx.CORS(cfg.Server.CORS.Origins(), cfg.Server.CORS.AllowCredentials))
-	r.NoRoute(func(c *gin.Context) { httpx.Error(c, apperr.NotFound("route "+c.Request.URL.Path)) })
+	r.NoRoute(func(c *gin.Context) {
+		httpx.Error(c, apperr.New(apperr.KindNotFound, "route %s not found", c.Request.URL.Path))
+	})
 	r.NoMethod(func(c *gin.Context) {
 		httpx.Error(c, apperr.New(apperr.KindMethodNotAllowed, "method %s is not allowed on %s; allowed: %s",
 			c.Request.Method, c.Request.URL.Path, c.Writer.Header().Get("Allow")))
@@ -263,6 +279,7 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	authn := accountHandler.Required()
 	accountHandler.Register(api.Group("/users"), limits.Bucket)
 	aiConfigHandler.Register(api.Group("/ai-properties"), authn, limits.Bucket)
+	routingHandler.Register(api, authn, limits.Bucket)
 	interviewHandler.Register(api.Group("/interview"), authn, limits.Bucket)
 	chatHandler.Register(api.Group("/ai"), authn, limits.Bucket)
 	agentHandler.RegisterProperties(api.Group("/agent-properties"), authn, limits.Bucket)
@@ -327,7 +344,7 @@ func readyz(gdb *gorm.DB, rdb redis.UniversalClient) gin.HandlerFunc {
 		if !ready {
 			// Not an error of the request: a 503 whose data says what is down.
 			c.AbortWithStatusJSON(http.StatusServiceUnavailable, httpx.Envelope{Code: apperr.CodeAIUnavailable,
-				Message: "not ready", Data: checks, RequestID: httpx.RequestID(c)})
+				Message: httpx.Text(c, "not ready"), Data: checks, RequestID: httpx.RequestID(c)})
 			return
 		}
 		httpx.Respond(c, checks, nil)
@@ -414,6 +431,17 @@ func defaultProvider(cfg AIConfig) (llm.Provider, error) {
 	model := llm.NewOffline()
 	offline.Register(model)
 	return model, nil
+}
+
+// defaultModelName names the default provider's model in usage records.
+func defaultModelName(cfg AIConfig) string {
+	switch cfg.ResolvedProvider() {
+	case "openai":
+		return cfg.OpenAI.Model
+	case "ollama":
+		return cfg.Ollama.Model
+	}
+	return "offline"
 }
 
 // socketAuthenticator authenticates the transcription socket's token (the

@@ -266,6 +266,22 @@ func (c AIConfig) ResolvedProvider() string {
 type AgentConfig struct {
 	SingleFlight SingleFlightConfig `mapstructure:"ai-singleflight"`
 	Guard        GuardConfig        `mapstructure:"ai-guard"`
+	Routing      RoutingConfig      `mapstructure:"ai-routing"`
+	Usage        UsageConfig        `mapstructure:"ai-usage"`
+}
+
+// RoutingConfig configures per-stage model routing.
+type RoutingConfig struct {
+	// Refresh bounds how long a route change made on another instance
+	// takes to apply here (the routes are re-read at most this often).
+	Refresh time.Duration `mapstructure:"refresh"`
+}
+
+// UsageConfig configures usage accounting.
+type UsageConfig struct {
+	Queue int           `mapstructure:"queue"` // events waiting to be written; more are dropped
+	Batch int           `mapstructure:"batch"` // events per insert
+	Flush time.Duration `mapstructure:"flush"` // longest wait of a queued event
 }
 
 // SingleFlightConfig configures the hybrid single-flight.
@@ -414,6 +430,12 @@ func (c *Config) Validate() error {
 	}
 	if c.Doctext.MinChars < -1 {
 		bad("doctext.min-chars", "must be -1 (no check) or more, got %d", c.Doctext.MinChars)
+	}
+	if r := c.Agent.Routing.Refresh; r <= 0 || r > 2*time.Second {
+		bad("xunzhi-agent.ai-routing.refresh", "must be between 1ms and 2s (route changes apply cluster-wide within it), got %s", r)
+	}
+	if u := c.Agent.Usage; u.Queue <= 0 || u.Batch <= 0 || u.Flush <= 0 {
+		bad("xunzhi-agent.ai-usage", "queue, batch and flush must be positive")
 	}
 	switch c.AI.ResolvedProvider() {
 	case "offline":

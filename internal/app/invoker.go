@@ -68,7 +68,7 @@ func guardConfig(cfg GuardConfig) aiguard.Config {
 
 // newInvoker builds the interview invoker: flights on rdb (nil: local) and
 // the guard, with their metrics on reg.
-func newInvoker(cfg Config, rdb redis.UniversalClient, redisDown *redisx.Breaker, reg prometheus.Registerer) (*interview.Invoker, *singleflight.Group, error) {
+func newInvoker(cfg Config, rdb redis.UniversalClient, redisDown *redisx.Breaker, reg prometheus.Registerer, opts ...interview.InvokerOption) (*interview.Invoker, *singleflight.Group, error) {
 	sfCfg := singleFlightConfig(cfg.Agent.SingleFlight, cfg.Redis)
 	sfCfg.Breaker = redisDown // hybrid mode skips Redis with the token cache and the limiter
 	flights, err := singleflight.New(sfCfg, rdb, reg)
@@ -80,5 +80,5 @@ func newInvoker(cfg Config, rdb redis.UniversalClient, redisDown *redisx.Breaker
 		_ = flights.Close()
 		return nil, nil, fmt.Errorf("xunzhi-agent.ai-guard: %w", err)
 	}
-	return interview.NewInvoker(flights, guard, reg), flights, nil
+	return interview.NewInvoker(flights, guard, reg, opts...), flights, nil
 }

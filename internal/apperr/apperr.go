@@ -59,14 +59,21 @@ const (
 // Error is the application error. Message is safe to show to the client; Err
 // (the cause) is for logs only.
 type Error struct {
-	Kind      Kind
-	Code      string
+	Kind Kind
+	Code string
+	// Message is the English text; MessageIn renders it in another
+	// language from Format and Args.
 	Message   string
 	Retryable bool
 	Err       error
 	// Data is optional structured detail returned in the envelope's data
 	// (for example the current question on a stale answer).
 	Data any
+	// Format and Args are what New made Message from: the catalog
+	// (catalog_zh.go) is keyed by Format. Errors built without New (a
+	// replayed failure) leave them empty; MessageIn then matches Message.
+	Format string
+	Args   []any
 }
 
 // Error implements error.
@@ -106,7 +113,7 @@ var defaultCode = map[Kind]string{
 
 // New returns an error of kind with the kind's default code.
 func New(kind Kind, format string, args ...any) *Error {
-	return &Error{Kind: kind, Code: defaultCode[kind], Message: fmt.Sprintf(format, args...)}
+	return &Error{Kind: kind, Code: defaultCode[kind], Message: fmt.Sprintf(format, args...), Format: format, Args: args}
 }
 
 // WithCode returns a copy of e with another envelope code.
@@ -140,8 +147,10 @@ func (e *Error) AsRetryable() *Error {
 // Invalid is a 400 with a message saying what to fix.
 func Invalid(format string, args ...any) *Error { return New(KindInvalid, format, args...) }
 
-// NotFound says that what (e.g. "conversation") does not exist or is not the caller's.
-func NotFound(what string) *Error { return New(KindNotFound, "%s not found", what) }
+// NotFound says that what (e.g. "conversation") does not exist or is not
+// the caller's. what is a noun from a closed set, translated by the
+// catalog (Word).
+func NotFound(what string) *Error { return New(KindNotFound, "%s not found", Word(what)) }
 
 // Conflict is a 409.
 func Conflict(format string, args ...any) *Error { return New(KindConflict, format, args...) }
@@ -156,7 +165,7 @@ func Forbidden(format string, args ...any) *Error { return New(KindForbidden, fo
 
 // Internal wraps an unexpected error; its message never reaches the client.
 func Internal(err error) *Error {
-	return &Error{Kind: KindInternal, Code: CodeInternal, Message: "internal error", Err: err}
+	return &Error{Kind: KindInternal, Code: CodeInternal, Message: "internal error", Format: "internal error", Err: err}
 }
 
 // As returns the *Error in err's chain, or nil.

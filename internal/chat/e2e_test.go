@@ -180,6 +180,22 @@ func TestChatStreamsThroughRealServer(t *testing.T) {
 		if len(msgs) != 2 || msgs[1].ErrorMessage == nil {
 			t.Fatalf("history = %+v, want the failed answer saved with its error", msgs)
 		}
+		// The same failure for a Chinese caller: same code, Chinese message
+		// (the model's own text passed on as it came).
+		zh := chattest.OpenWith(t, srv.URL+api+"/ai/sessions/"+c3.SessionID+"/chat", token,
+			map[string]string{"inputMessage": "再试一次"}, http.Header{"Accept-Language": {"zh-CN,zh;q=0.9"}})
+		if got := zh.Resp.Header.Get("Content-Language"); got != "zh-CN" {
+			t.Errorf("Content-Language = %q, want zh-CN", got)
+		}
+		evs = zh.All()
+		if len(evs) != 1 || evs[0].Name != "error" {
+			t.Fatalf("events = %+v, want one error event", evs)
+		}
+		var zhEnv struct{ Code, Message string }
+		evs[0].Decode(t, &zhEnv)
+		if zhEnv.Code != env.Code || zhEnv.Message != "模型返回 HTTP 400：bad request from the fake" {
+			t.Errorf("zh-CN error = %+v, want code %s and 模型返回 HTTP 400：bad request from the fake (en: %q)", zhEnv, env.Code, env.Message)
+		}
 	})
 
 	t.Run("errors before the stream are JSON", func(t *testing.T) {

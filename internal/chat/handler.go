@@ -270,5 +270,5 @@ func Stream(c *gin.Context, turn *Turn) {
 	} else {
 		httpx.Logger(c).Warn("chat stream failed", "err", err, "sessionId", turn.conv.ID)
 	}
-	_ = send("error", httpx.Envelope{Code: e.Code, Message: e.Message, Data: res, RequestID: httpx.RequestID(c)})
+	_ = send("error", httpx.Envelope{Code: e.Code, Message: httpx.Message(c, e), Data: res, RequestID: httpx.RequestID(c)})
 }

@@ -93,15 +93,17 @@ var ErrClientGone = errors.New("chat: client disconnected")
 
 // Conversation is one chat or agent session.
 type Conversation struct {
-	ID            string
-	UserID        string
-	AgentID       string // "" for a plain chat
-	AgentName     string
-	AIID          string // provider configuration; "default" or "" is the default provider
-	AIName        string
-	Title         string
-	Status        string
-	MessageCount  int
+	ID           string
+	UserID       string
+	AgentID      string // "" for a plain chat
+	AgentName    string
+	AIID         string // provider configuration; "default" or "" is the default provider
+	AIName       string
+	Title        string
+	Status       string
+	MessageCount int
+	// TotalTokens sums the token counts of the messages; filled by lists.
+	TotalTokens   int64
 	LastMessageAt *time.Time
 	CreatedAt     time.Time
 	UpdatedAt     time.Time
@@ -264,22 +266,27 @@ func formatTime(t time.Time) string {
 
 // ConversationView is a conversation as the API shows it.
 type ConversationView struct {
-	SessionID       string  `json:"sessionId"`
-	AIID            string  `json:"aiId"`
-	AIName          string  `json:"aiName"`
-	AgentID         string  `json:"agentId,omitempty"`
-	AgentName       string  `json:"agentName,omitempty"`
-	Title           string  `json:"title"`
-	Status          string  `json:"status"`
-	MessageCount    int     `json:"messageCount"`
-	LastMessageTime *string `json:"lastMessageTime"`
-	CreateTime      string  `json:"createTime"`
+	SessionID string `json:"sessionId"`
+	AIID      string `json:"aiId"`
+	AIName    string `json:"aiName"`
+	AgentID   string `json:"agentId,omitempty"`
+	AgentName string `json:"agentName,omitempty"`
+	Title     string `json:"title"`
+	// ConversationTitle repeats Title under the original's name.
+	ConversationTitle string  `json:"conversationTitle"`
+	Status            string  `json:"status"`
+	MessageCount      int     `json:"messageCount"`
+	TotalTokens       int64   `json:"totalTokens"`
+	LastMessageTime   *string `json:"lastMessageTime"`
+	CreateTime        string  `json:"createTime"`
+	UpdateTime        string  `json:"updateTime"`
 }
 
 // ViewOfConversation converts c for the API.
 func ViewOfConversation(c Conversation) ConversationView {
 	v := ConversationView{SessionID: c.ID, AIID: c.AIID, AIName: c.AIName, AgentID: c.AgentID, AgentName: c.AgentName,
-		Title: c.Title, Status: c.Status, MessageCount: c.MessageCount, CreateTime: formatTime(c.CreatedAt)}
+		Title: c.Title, ConversationTitle: c.Title, Status: c.Status, MessageCount: c.MessageCount, TotalTokens: c.TotalTokens,
+		CreateTime: formatTime(c.CreatedAt), UpdateTime: formatTime(c.UpdatedAt)}
 	if c.LastMessageAt != nil {
 		s := formatTime(*c.LastMessageAt)
 		v.LastMessageTime = &s

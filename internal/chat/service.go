@@ -10,6 +10,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiconfig"
+	"github.com/xunzhi-ai/aimeeting/internal/airouting"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
@@ -331,17 +332,7 @@ func (s *Service) Prepare(ctx context.Context, userID, id string, scope Scope, i
 	if err := s.checkMessage(in.InputMessage, "inputMessage", false); err != nil {
 		return nil, err
 	}
-	conv, err := s.store.GetConversation(ctx, userID, id, scope)
-	if err != nil {
-		return nil, err
-	}
-	if conv.Status != StatusActive {
-		return nil, errEnded
-	}
-	if profile == nil {
-		profile = s.ChatProfile
-	}
-	prof, err := profile(ctx, conv, in.AIID)
+	conv, prof, err := s.activeProfile(ctx, userID, id, scope, in.AIID, profile)
 	if err != nil {
 		return nil, err
 	}
@@ -351,12 +342,38 @@ func (s *Service) Prepare(ctx context.Context, userID, id string, scope Scope, i
 	if err != nil {
 		return nil, err
 	}
+	return s.turn(ctx, conv, prof, user)
+}
+
+// activeProfile finds the caller's active conversation id and resolves its
+// profile (profile, or the chat default when nil) for aiID.
+func (s *Service) activeProfile(ctx context.Context, userID, id string, scope Scope, aiID string, profile ProfileFunc) (Conversation, Profile, error) {
+	conv, err := s.store.GetConversation(ctx, userID, id, scope)
+	if err != nil {
+		return Conversation{}, Profile{}, err
+	}
+	if conv.Status != StatusActive {
+		return Conversation{}, Profile{}, errEnded
+	}
+	if profile == nil {
+		profile = s.ChatProfile
+	}
+	prof, err := profile(ctx, conv, aiID)
+	if err != nil {
+		return Conversation{}, Profile{}, err
+	}
+	return conv, prof, nil
+}
+
+// turn builds the turn that answers user (stored) with the history before
+// it.
+func (s *Service) turn(ctx context.Context, conv Conversation, prof Profile, user Message) (*Turn, error) {
 	history, err := s.store.Recent(ctx, conv.ID, user.Seq, contextHistoryLimit)
 	if err != nil {
 		return nil, err
 	}
 	req := llm.Request{Stage: llm.StageChat, Model: prof.Model, Temperature: prof.Temperature, MaxTokens: prof.MaxTokens,
-		Messages: BuildContext(prof.SystemPrompt, history, in.InputMessage, s.cfg.ContextTokens)}
+		Messages: BuildContext(prof.SystemPrompt, history, user.Content, s.cfg.ContextTokens)}
 	return &Turn{svc: s, conv: conv, user: user, profile: prof, request: req}, nil
 }
 
@@ -372,17 +389,7 @@ type RegenerateInput struct {
 // sequence number. With no answer yet, or one still being written, it is a
 // 409.
 func (s *Service) PrepareRegenerate(ctx context.Context, userID, id string, scope Scope, in RegenerateInput, profile ProfileFunc) (*Turn, error) {
-	conv, err := s.store.GetConversation(ctx, userID, id, scope)
-	if err != nil {
-		return nil, err
-	}
-	if conv.Status != StatusActive {
-		return nil, errEnded
-	}
-	if profile == nil {
-		profile = s.ChatProfile
-	}
-	prof, err := profile(ctx, conv, in.AIID)
+	conv, prof, err := s.activeProfile(ctx, userID, id, scope, in.AIID, profile)
 	if err != nil {
 		return nil, err
 	}
@@ -390,13 +397,7 @@ func (s *Service) PrepareRegenerate(ctx context.Context, userID, id string, scop
 	if err != nil {
 		return nil, err
 	}
-	history, err := s.store.Recent(ctx, conv.ID, user.Seq, contextHistoryLimit)
-	if err != nil {
-		return nil, err
-	}
-	req := llm.Request{Stage: llm.StageChat, Model: prof.Model, Temperature: prof.Temperature, MaxTokens: prof.MaxTokens,
-		Messages: BuildContext(prof.SystemPrompt, history, user.Content, s.cfg.ContextTokens)}
-	return &Turn{svc: s, conv: conv, user: user, profile: prof, request: req}, nil
+	return s.turn(ctx, conv, prof, user)
 }
 
 // Run streams the answer, calling onChunk for each chunk in order, and
@@ -409,6 +410,7 @@ func (t *Turn) Run(ctx context.Context, onChunk func(llm.Chunk) error) (Result, 
 	start := time.Now()
 	sctx, cancel := context.WithTimeout(ctx, s.cfg.StreamTimeout)
 	defer cancel()
+	sctx = airouting.WithConversation(sctx, t.conv.ID) // for usage accounting
 	// A model that stops sending ends the answer after IdleTimeout without
 	// a chunk, rather than holding the client until the whole-answer
 	// timeout.

@@ -159,8 +159,27 @@ func (s *GormStore) ListConversations(ctx context.Context, userID string, f Conv
 		return page.Result[Conversation]{}, fmt.Errorf("list conversations: %w", err)
 	}
 	out := make([]Conversation, len(rows))
+	ids := make([]string, len(rows))
 	for i, r := range rows {
 		out[i] = r.toConversation()
+		ids[i] = r.ID
+	}
+	if len(ids) > 0 {
+		var sums []struct {
+			ConversationID string
+			Total          int64
+		}
+		if err := s.db.WithContext(ctx).Model(&messageRow{}).Select("conversation_id, SUM(token_count) AS total").
+			Where("conversation_id IN ? AND deleted_at IS NULL", ids).Group("conversation_id").Scan(&sums).Error; err != nil {
+			return page.Result[Conversation]{}, fmt.Errorf("sum conversation tokens: %w", err)
+		}
+		for _, sum := range sums {
+			for i := range out {
+				if out[i].ID == sum.ConversationID {
+					out[i].TotalTokens = sum.Total
+				}
+			}
+		}
 	}
 	return page.NewResult(p, out, total), nil
 }

@@ -402,7 +402,7 @@ func unsupported(name string, allowed []Kind) *apperr.Error {
 // the caller does not accept.
 func notPDF(name string, kind Kind, allowed []Kind) *apperr.Error {
 	return unprocessable("%sthis is not a PDF (its content is %s): export your resume again as a PDF, or upload a %s file",
-		prefix(name), describeKind(kind), listKinds(allowed))
+		prefix(name), apperr.Word(describeKind(kind)), listKinds(allowed))
 }
 
 func notUTF8(name string) *apperr.Error {

@@ -13,6 +13,8 @@ import (
 	"time"
 
 	"golang.org/x/sync/semaphore"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
 
 // OCR defaults used when OCRConfig leaves them zero.
@@ -186,13 +188,13 @@ func (o *OCR) unavailable(name, what string, pdf bool) error {
 	switch {
 	case o != nil && o.off:
 		return unprocessable("%s%s, and reading scans (OCR) is turned off on this server (doctext.ocr.enabled=false): upload a PDF with selectable text, or a TXT file",
-			prefix(name), what)
+			prefix(name), apperr.Word(what))
 	case pdf && o.Available():
 		return unprocessable("%s%s, and this server cannot render PDF pages for OCR: the operator should install poppler-utils (pdftocairo); meanwhile upload a PDF with selectable text, or a photo or scan as JPEG or PNG",
-			prefix(name), what)
+			prefix(name), apperr.Word(what))
 	default:
 		return unprocessable("%s%s, and this server has no OCR installed to read it: the operator should run `%s`; meanwhile upload a PDF with selectable text, or a TXT file",
-			prefix(name), what, installHint)
+			prefix(name), apperr.Word(what), installHint)
 	}
 }
 

@@ -12,6 +12,8 @@ import (
 	"unicode/utf8"
 
 	_ "golang.org/x/image/webp"
+
+	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 )
 
 // Where the text of a Document came from.
@@ -239,11 +241,11 @@ func checkQuality(doc Document, name, filename string, minChars int) error {
 	advice := adviceFor(doc)
 	if minChars > 0 && doc.Chars < minChars {
 		return unprocessable("%swe could read only %d characters %s (at least %d are needed for a resume): %s",
-			notPDF, doc.Chars, from, minChars, advice)
+			notPDF, doc.Chars, apperr.Word(from), minChars, apperr.Word(advice))
 	}
 	if (minChars > 0 || doc.Kind == KindPDF || isImage(doc.Kind)) && st.garbage() {
 		return unprocessable("%swe could read only garbled text %s (%d characters, %d of them letters or digits, that do not form words; its fonts could not be decoded): %s",
-			notPDF, from, doc.Chars, st.good, advice)
+			notPDF, apperr.Word(from), doc.Chars, st.good, apperr.Word(advice))
 	}
 	return nil
 }

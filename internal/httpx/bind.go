@@ -59,9 +59,10 @@ func DecodeJSON(body []byte, v any) error {
 		case errors.As(err, &typ):
 			field := typ.Field
 			if field == "" {
-				return apperr.Invalid("request body must be a JSON object, not %s", typ.Value)
+				return apperr.Invalid("request body must be a JSON object, not %s", apperr.Word(typ.Value))
 			}
-			return apperr.Invalid("field %q must be %s, not %s", field, jsonTypeName(typ.Type.Kind().String()), typ.Value)
+			return apperr.Invalid("field %q must be %s, not %s", field,
+				apperr.Word(jsonTypeName(typ.Type.Kind().String())), apperr.Word(typ.Value))
 		case errors.Is(err, io.ErrUnexpectedEOF), errors.Is(err, io.EOF):
 			return apperr.Invalid("request body is not valid JSON: it ends too early")
 		default:
@@ -141,22 +142,34 @@ func QueryBool(c *gin.Context, name string) (*bool, error) {
 	return &b, nil
 }
 
-// PageRequest parses `current` and `size`, rejecting non-numbers and
-// clamping to the page bounds.
+// PageRequest parses `current` and `size` (or the original's names for
+// them, `pageNum` and `pageSize`, used when the first are absent),
+// rejecting non-numbers and clamping to the page bounds.
 func PageRequest(c *gin.Context) (page.Request, error) {
-	current, err := QueryInt(c, "current", 1)
+	currentName, sizeName := "current", "size"
+	if _, ok := c.GetQuery(currentName); !ok {
+		if _, ok := c.GetQuery("pageNum"); ok {
+			currentName = "pageNum"
+		}
+	}
+	if _, ok := c.GetQuery(sizeName); !ok {
+		if _, ok := c.GetQuery("pageSize"); ok {
+			sizeName = "pageSize"
+		}
+	}
+	current, err := QueryInt(c, currentName, 1)
 	if err != nil {
 		return page.Request{}, err
 	}
-	size, err := QueryInt(c, "size", page.DefaultSize)
+	size, err := QueryInt(c, sizeName, page.DefaultSize)
 	if err != nil {
 		return page.Request{}, err
 	}
 	if current < 1 {
-		return page.Request{}, apperr.Invalid("query parameter \"current\" must be 1 or more")
+		return page.Request{}, apperr.Invalid("query parameter %q must be 1 or more", currentName)
 	}
 	if size < 1 || size > page.MaxSize {
-		return page.Request{}, apperr.Invalid("query parameter \"size\" must be between 1 and %d", page.MaxSize)
+		return page.Request{}, apperr.Invalid("query parameter %q must be between 1 and %d", sizeName, page.MaxSize)
 	}
 	p := page.Request{Current: current, Size: size}.Normalize()
 	if err := p.Validate(); err != nil {

@@ -29,7 +29,7 @@ func OK(c *gin.Context, data any) { Status(c, http.StatusOK, data) }
 
 // Status writes data in a success envelope with the given status.
 func Status(c *gin.Context, status int, data any) {
-	c.JSON(status, Envelope{Code: apperr.CodeOK, Message: "success", Data: data, RequestID: RequestID(c)})
+	c.JSON(status, Envelope{Code: apperr.CodeOK, Message: Text(c, "success"), Data: data, RequestID: RequestID(c)})
 }
 
 // statusOf maps an error kind to its HTTP status.
@@ -93,7 +93,7 @@ func Error(c *gin.Context, err error) {
 			c.Header("Retry-After", strconv.Itoa(ra.Seconds))
 		}
 	}
-	c.AbortWithStatusJSON(status, Envelope{Code: e.Code, Message: e.Message, Data: e.Data, RequestID: RequestID(c)})
+	c.AbortWithStatusJSON(status, Envelope{Code: e.Code, Message: Message(c, e), Data: e.Data, RequestID: RequestID(c)})
 }
 
 // RetryAfter is the data of a rate-limited error: the client should wait

@@ -103,6 +103,8 @@ func TestPageRequest(t *testing.T) {
 		{"current=99999999999999999999&size=100", false},
 		{"current=0", false},
 		{"size=101", false},
+		{"pageNum=0", false},
+		{"pageSize=101", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.query, func(t *testing.T) {
@@ -120,6 +122,30 @@ func TestPageRequest(t *testing.T) {
 			}
 			if p.Offset() < 0 {
 				t.Fatalf("offset %d < 0 for %s", p.Offset(), tt.query)
+			}
+		})
+	}
+}
+
+// TestPageRequestAliases: the original's pageNum/pageSize name the page
+// when current/size are absent.
+func TestPageRequestAliases(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	tests := []struct {
+		query         string
+		current, size int
+	}{
+		{"pageNum=3&pageSize=20", 3, 20},
+		{"current=2&pageNum=5&pageSize=7", 2, 7},
+		{"current=2&size=4&pageNum=5&pageSize=7", 2, 4},
+	}
+	for _, tt := range tests {
+		t.Run(tt.query, func(t *testing.T) {
+			c, _ := gin.CreateTestContext(httptest.NewRecorder())
+			c.Request = httptest.NewRequest(http.MethodGet, "/x?"+tt.query, nil)
+			p, err := PageRequest(c)
+			if err != nil || p.Current != tt.current || p.Size != tt.size {
+				t.Fatalf("PageRequest(%s) = %+v, %v; want current %d size %d", tt.query, p, err, tt.current, tt.size)
 			}
 		})
 	}

@@ -37,11 +37,11 @@ func RequestIDFrom(ctx context.Context) string {
 	return id
 }
 
-// Middleware returns the common middleware chain: request id, recovery,
-// access log, metrics, the API's response headers and a hard cap on
-// request bodies.
+// Middleware returns the common middleware chain: request id, the
+// caller's language (Accept-Language), recovery, access log, metrics, the
+// API's response headers and a hard cap on request bodies.
 func Middleware(log *slog.Logger, m *Metrics, maxBody int64) []gin.HandlerFunc {
-	return []gin.HandlerFunc{requestID(log), recovery(), accessLog(), m.handler(), apiHeaders, bodyCap(maxBody)}
+	return []gin.HandlerFunc{requestID(log), language, recovery(), accessLog(), m.handler(), apiHeaders, bodyCap(maxBody)}
 }
 
 // apiHeaders marks every response as not to be MIME-sniffed nor stored by

@@ -1,6 +1,7 @@
 package interview
 
 import (
+	"cmp"
 	"net/http"
 	"net/url"
 	"strings"
@@ -51,6 +52,9 @@ func (h *Handler) Register(g *gin.RouterGroup, auth gin.HandlerFunc, limit func(
 	sid.GET("/trace", read, h.trace)
 	g.GET("/interview/records", read, h.records)
 	g.GET("/interview/record/:sid", read, h.record)
+	// The original's other names for finish, kept for its clients.
+	g.PUT("/conversations/:sid/end", def, h.finish)
+	g.POST("/record/save-from-redis/:sid", def, h.finish)
 }
 
 // SessionView is a session as the API shows it.
@@ -66,11 +70,17 @@ type SessionView struct {
 	Read    *ReadSummary `json:"read"`
 	Offline bool         `json:"offline"`
 	// Language is the session's language, "" before a resume is stored.
-	Language   string `json:"language"`
-	CreateTime string `json:"createTime"`
-	UpdateTime string `json:"updateTime"`
-	StartTime  string `json:"startTime,omitempty"`
-	EndTime    string `json:"endTime,omitempty"`
+	Language string `json:"language"`
+	// ConversationTitle names the session in lists (the original's field):
+	// the target role, else the interview type.
+	ConversationTitle string `json:"conversationTitle"`
+	// ResumeFileURL serves the stored resume to its owner; "" before one
+	// is stored. Set in lists.
+	ResumeFileURL string `json:"resumeFileUrl,omitempty"`
+	CreateTime    string `json:"createTime"`
+	UpdateTime    string `json:"updateTime"`
+	StartTime     string `json:"startTime,omitempty"`
+	EndTime       string `json:"endTime,omitempty"`
 }
 
 func rfc3339(t *time.Time) string {
@@ -84,7 +94,7 @@ func rfc3339(t *time.Time) string {
 func ViewOf(s Session) SessionView {
 	return SessionView{SessionID: s.ID, Status: s.Status, Flow: s.Flow, CurrentQuestionNumber: s.CurrentNumber,
 		InterviewType: s.InterviewType, Target: s.Target, ResumeScore: s.ResumeScore, Read: s.Read, Offline: s.Offline,
-		Language: s.Language, CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
+		Language: s.Language, ConversationTitle: cmp.Or(s.Target, s.InterviewType), CreateTime: rfc3339(&s.CreatedAt), UpdateTime: rfc3339(&s.UpdatedAt), StartTime: rfc3339(s.StartedAt), EndTime: rfc3339(s.FinishedAt)}
 }
 
 // An answer still being evaluated is answered 202 by httpx.Respond.
@@ -111,7 +121,7 @@ func (h *Handler) capabilities(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	httpx.Respond(c, h.svc.Capabilities(lang), nil)
+	httpx.Respond(c, h.svc.Capabilities(c.Request.Context(), lang), nil)
 }
 
 func (h *Handler) page(c *gin.Context) {
@@ -121,7 +131,14 @@ func (h *Handler) page(c *gin.Context) {
 		return
 	}
 	res, err := h.svc.Page(c.Request.Context(), userID(c), p, SessionFilter{Status: c.Query("status"), Keyword: c.Query("keyword")})
-	httpx.Respond(c, page.Map(res, ViewOf), err)
+	base := groupBase(c)
+	httpx.Respond(c, page.Map(res, func(s Session) SessionView {
+		v := ViewOf(s)
+		if s.ResumeFileID != "" {
+			v.ResumeFileURL = base + "/sessions/" + s.ID + "/resume/preview"
+		}
+		return v
+	}), err)
 }
 
 func (h *Handler) upload(c *gin.Context) {
@@ -243,12 +260,31 @@ func (h *Handler) radarSVG(c *gin.Context) {
 
 func (h *Handler) finish(c *gin.Context) {
 	r, err := h.svc.Finish(c.Request.Context(), userID(c), c.Param("sid"))
-	httpx.Respond(c, r, err)
+	httpx.Respond(c, withResumeURL(c, r), err)
 }
 
 func (h *Handler) record(c *gin.Context) {
 	r, err := h.svc.Record(c.Request.Context(), userID(c), c.Param("sid"))
-	httpx.Respond(c, r, err)
+	httpx.Respond(c, withResumeURL(c, r), err)
+}
+
+// groupBase is the path of this handler's group (".../interview"), taken
+// from the matched route so that URLs follow wherever it is mounted.
+func groupBase(c *gin.Context) string {
+	p := c.FullPath()
+	if i := strings.Index(p, "/interview"); i >= 0 {
+		return p[:i+len("/interview")]
+	}
+	return p
+}
+
+// withResumeURL sets the report's resumeFileUrl (a report exists only for
+// a session with a resume).
+func withResumeURL(c *gin.Context, r Report) Report {
+	if r.SessionID != "" {
+		r.ResumeFileURL = groupBase(c) + "/sessions/" + r.SessionID + "/resume/preview"
+	}
+	return r
 }
 
 func (h *Handler) records(c *gin.Context) {
@@ -271,7 +307,7 @@ func (h *Handler) records(c *gin.Context) {
 	}
 	f.Direction, f.SessionID = c.Query("interviewDirection"), c.Query("sessionId")
 	res, err := h.svc.Records(c.Request.Context(), userID(c), p, f)
-	httpx.Respond(c, res, err)
+	httpx.Respond(c, page.Map(res, func(r Report) Report { return withResumeURL(c, r) }), err)
 }
 
 // trace sends the session's AI trace as a JSON Lines download: to the

@@ -18,6 +18,7 @@ import (
 	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/xunzhi-ai/aimeeting/internal/aiguard"
+	"github.com/xunzhi-ai/aimeeting/internal/airouting"
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
@@ -90,10 +91,38 @@ type Invoker struct {
 	flights *singleflight.Group
 	guard   *aiguard.Guard
 	calls   *prometheus.CounterVec
+	router  Router    // nil: every stage uses the call's provider
+	usage   UsageSink // nil: usage is not recorded
+	// defaultModel names the call's own provider in usage records.
+	defaultModel string
+}
+
+// Router gives the models a stage is routed to, in order (airouting.Service);
+// none means the call's own (default) provider.
+type Router interface {
+	Targets(ctx context.Context, stage string) ([]airouting.Target, error)
+}
+
+// UsageSink records model calls and saved calls (airouting.Recorder). It
+// must not block.
+type UsageSink interface {
+	Record(e airouting.Event)
+}
+
+// InvokerOption configures an Invoker.
+type InvokerOption func(*Invoker)
+
+// WithRouting routes each stage through router.
+func WithRouting(router Router) InvokerOption { return func(inv *Invoker) { inv.router = router } }
+
+// WithUsage records every model call, and every call single-flight saved,
+// on sink.
+func WithUsage(sink UsageSink, defaultModel string) InvokerOption {
+	return func(inv *Invoker) { inv.usage, inv.defaultModel = sink, defaultModel }
 }
 
 // NewInvoker returns an invoker. reg may be nil.
-func NewInvoker(flights *singleflight.Group, guard *aiguard.Guard, reg prometheus.Registerer) *Invoker {
+func NewInvoker(flights *singleflight.Group, guard *aiguard.Guard, reg prometheus.Registerer, opts ...InvokerOption) *Invoker {
 	calls := prometheus.NewCounterVec(prometheus.CounterOpts{
 		Namespace: "aimeeting", Subsystem: "interview", Name: "model_calls_total",
 		Help: "Model calls made by the interview invoker (after single-flight), by stage and result.",
@@ -105,7 +134,11 @@ func NewInvoker(flights *singleflight.Group, guard *aiguard.Guard, reg prometheu
 			}
 		}
 	}
-	return &Invoker{flights: flights, guard: guard, calls: calls}
+	inv := &Invoker{flights: flights, guard: guard, calls: calls}
+	for _, o := range opts {
+		o(inv)
+	}
+	return inv
 }
 
 // Call is one interview AI request. The flight key is made from Stage,
@@ -164,6 +197,12 @@ func HashBytes(parts ...[]byte) string {
 // response with parse inside the guarded call: an unusable output is a
 // retryable upstream error that the guard may retry, and what is shared and
 // replayed is the parsed value, never raw garbage.
+//
+// When the stage is routed, the route's models are tried in order, each
+// under its own breaker and bulkhead (aiguard.DoFor); the next one is used
+// only when the current one is unavailable (airouting.ShouldFallback). The
+// flight key does not depend on the route: duplicates cost one call
+// whichever model serves it.
 func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Response) (T, error)) (T, singleflight.Outcome, error) {
 	var zero T
 	if c.Provider == nil {
@@ -171,22 +210,34 @@ func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Res
 	}
 	c.Request.Stage = c.Stage
 	trackStage(ctx, c.Stage) // the request's progress moves on to this stage's step
+	targets := []airouting.Target{{Model: inv.defaultModel, Provider: c.Provider}}
+	if inv.router != nil {
+		routed, err := inv.router.Targets(ctx, c.Stage)
+		if err != nil {
+			return zero, "", err
+		}
+		if len(routed) > 0 {
+			targets = routed
+		}
+	}
 	res, err := inv.flights.Do(ctx, c.Stage, c.Key(), func(ctx context.Context) ([]byte, error) {
-		v, err := aiguard.Do(ctx, inv.guard, c.Stage, func(ctx context.Context) (T, error) {
-			resp, err := c.Provider.Generate(ctx, c.Request)
-			if err != nil {
-				inv.calls.WithLabelValues(c.Stage, "error").Inc()
-				return zero, err
+		var v T
+		var err error
+		for i, tg := range targets {
+			v, err = invokeTarget(ctx, inv, c, tg, parse, i < len(targets)-1)
+			if err == nil || i == len(targets)-1 || !airouting.ShouldFallback(ctx, err) {
+				break
 			}
-			inv.calls.WithLabelValues(c.Stage, "ok").Inc()
-			return parse(resp)
-		})
+		}
 		if err != nil {
 			// Mapped before the flight stores it, so a replay says the same.
 			return nil, GuardError(err)
 		}
 		return json.Marshal(v)
 	})
+	if inv.usage != nil && savedCall(res.Outcome) {
+		inv.usage.Record(airouting.Event{Stage: c.Stage, Outcome: airouting.OutcomeSaved, SessionID: c.SessionID})
+	}
 	if err != nil {
 		return zero, res.Outcome, FlightError(err)
 	}
@@ -195,6 +246,72 @@ func Invoke[T any](ctx context.Context, inv *Invoker, c Call, parse func(llm.Res
 		return zero, res.Outcome, apperr.Internal(fmt.Errorf("interview: decode shared %s result: %w", c.Stage, err))
 	}
 	return v, res.Outcome, nil
+}
+
+// routedProvider is the first model stage is routed to, or nil when it has
+// no route (or the route cannot be read: the caller's default applies).
+func (inv *Invoker) routedProvider(ctx context.Context, stage string) llm.Provider {
+	if inv.router == nil {
+		return nil
+	}
+	ts, err := inv.router.Targets(ctx, stage)
+	if err != nil || len(ts) == 0 {
+		return nil
+	}
+	return ts[0].Provider
+}
+
+// savedCall reports whether a flight outcome avoided a model call.
+func savedCall(o singleflight.Outcome) bool {
+	switch o {
+	case singleflight.Follower, singleflight.ReplayL1, singleflight.ReplayRedis, singleflight.ReplayFailure, singleflight.LocalShared:
+		return true
+	}
+	return false
+}
+
+// invokeTarget runs c on one target under the guard, recording each model
+// call: the last failed one as a fallback when another target may follow
+// (canFall) and the failure allows it, the earlier ones as retryable.
+func invokeTarget[T any](ctx context.Context, inv *Invoker, c Call, tg airouting.Target, parse func(llm.Response) (T, error), canFall bool) (T, error) {
+	var zero T
+	var attempts []airouting.Event
+	v, err := aiguard.DoFor(ctx, inv.guard, c.Stage, tg.ID, func(ctx context.Context) (T, error) {
+		start := time.Now()
+		resp, err := tg.Provider.Generate(ctx, c.Request)
+		e := airouting.UsageOf(c.Request, resp, err)
+		e.Latency, e.AIID, e.Model, e.SessionID = time.Since(start), tg.ID, tg.Model, c.SessionID
+		if e.Model == "" {
+			e.Model = resp.Model
+		}
+		attempts = append(attempts, e)
+		if err != nil {
+			inv.calls.WithLabelValues(c.Stage, "error").Inc()
+			return zero, err
+		}
+		inv.calls.WithLabelValues(c.Stage, "ok").Inc()
+		v, err := parse(resp)
+		if err != nil {
+			attempts[len(attempts)-1].Outcome = airouting.OutcomeFailed
+			return zero, airouting.ContentError(err)
+		}
+		return v, nil
+	})
+	if inv.usage != nil {
+		for i, e := range attempts {
+			last := i == len(attempts)-1
+			switch {
+			case !last && e.Outcome != airouting.OutcomeOK:
+				e.Outcome = airouting.OutcomeRetryable
+			case last && err != nil && canFall && airouting.ShouldFallback(ctx, err):
+				e.Outcome = airouting.OutcomeFallback
+			case last && err != nil:
+				e.Outcome = airouting.OutcomeFailed
+			}
+			inv.usage.Record(e)
+		}
+	}
+	return v, err
 }
 
 // The single-flight's own errors as the interview's clients see them.

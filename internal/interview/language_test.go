@@ -190,8 +190,12 @@ func TestChineseSessionReport(t *testing.T) {
 		if d := rep.RadarDimensions[1]; d.Key != "interviewPerformance" || d.Label != "面试表现" {
 			t.Errorf("radar dimension = %+v", d)
 		}
-		if svg := string(interview.RadarSVGIn(rep.RadarChart, interview.LangZH)); !strings.Contains(svg, ">面试表现<") {
+		svg := string(interview.RadarSVGIn(rep.RadarChart, interview.LangZH))
+		if !strings.Contains(svg, ">面试表现<") || !strings.Contains(svg, `aria-label="面试雷达图"`) {
 			t.Errorf("SVG labels are not Chinese: %s", svg)
+		}
+		if rep.RadarChart.DemeanorEvaluation == nil && (!strings.Contains(svg, ">未评估<") || strings.Contains(svg, "n/a")) {
+			t.Errorf("an absent score in a Chinese SVG is not 未评估: %s", svg)
 		}
 	})
 }

@@ -373,7 +373,10 @@ type Report struct {
 	SessionID string `json:"sessionId"`
 	// Final is false for a report computed while the interview runs (what
 	// is known so far) and true for the stored report of a finished one.
-	Final              bool             `json:"final"`
+	Final bool `json:"final"`
+	// ResumeFileURL serves the session's resume to its owner (the
+	// original's resumeFileUrl); set by the handler.
+	ResumeFileURL      string           `json:"resumeFileUrl,omitempty"`
 	CreateTime         string           `json:"createTime"`
 	UpdateTime         string           `json:"updateTime"`
 	InterviewScore     *int             `json:"interviewScore"`

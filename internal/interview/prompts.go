@@ -130,6 +130,25 @@ func LanguageInstruction(lang string) string {
 	return "Write all text for the candidate in English; keep JSON keys and enum values in English."
 }
 
+// RequestLanguage returns the language a stage request asks the model to
+// write in (the LanguageInstruction in its system message): LangZH,
+// LangEN, or "" when the request says none. The offline model follows it,
+// whatever the script of the resume or the answer.
+func RequestLanguage(req llm.Request) string {
+	for _, m := range req.Messages {
+		if m.Role != llm.RoleSystem {
+			continue
+		}
+		switch {
+		case strings.Contains(m.Content, LanguageInstruction(LangZH)):
+			return LangZH
+		case strings.Contains(m.Content, LanguageInstruction(LangEN)):
+			return LangEN
+		}
+	}
+	return ""
+}
+
 // In returns p asking for candidate-facing text in lang.
 func (p Prompt) In(lang string) Prompt {
 	p.Text = strings.ReplaceAll(p.Text, languagePlaceholder, LanguageInstruction(lang))

@@ -39,7 +39,7 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 	if err != nil {
 		return DemeanorResult{}, err
 	}
-	prov := s.demeanorProvider()
+	prov := s.demeanorProvider(ctx)
 	switch {
 	case seen: // the same photo again: its stored result, no model call
 	case !prov.SupportsVision():
@@ -73,10 +73,15 @@ func (s *Service) Demeanor(ctx context.Context, userID, sessionID string, photo 
 	return res, nil
 }
 
-// demeanorProvider is the model that serves the demeanor stage. Hook for
-// the model routing (issue 16): the route of StageDemeanor goes here; until
-// then every stage uses the service's provider.
-func (s *Service) demeanorProvider() llm.Provider { return s.provider }
+// demeanorProvider is the model that serves the demeanor stage: the first
+// model of its route (the routing accepts only vision models there), else
+// the service's provider.
+func (s *Service) demeanorProvider(ctx context.Context) llm.Provider {
+	if p := s.inv.routedProvider(ctx, StageDemeanor); p != nil {
+		return p
+	}
+	return s.provider
+}
 
 // DemeanorCapability says whether photos can be assessed, so that a page
 // offers the camera only when they can.
@@ -95,8 +100,8 @@ const ReasonNoVision = "no-vision"
 
 // DemeanorCapabilityIn reports whether demeanor can be assessed, worded in
 // lang.
-func (s *Service) DemeanorCapabilityIn(lang string) DemeanorCapability {
-	if s.demeanorProvider().SupportsVision() {
+func (s *Service) DemeanorCapabilityIn(ctx context.Context, lang string) DemeanorCapability {
+	if s.demeanorProvider(ctx).SupportsVision() {
 		return DemeanorCapability{Available: true}
 	}
 	return DemeanorCapability{ReasonCode: ReasonNoVision, Reason: demeanorNotAssessed(lang)}
@@ -110,8 +115,8 @@ type Capabilities struct {
 
 // Capabilities reports the server's interview capabilities, worded in
 // lang (LangEN when not LangZH).
-func (s *Service) Capabilities(lang string) Capabilities {
-	return Capabilities{Offline: s.provider.Offline(), Demeanor: s.DemeanorCapabilityIn(lang)}
+func (s *Service) Capabilities(ctx context.Context, lang string) Capabilities {
+	return Capabilities{Offline: s.provider.Offline(), Demeanor: s.DemeanorCapabilityIn(ctx, lang)}
 }
 
 // meanScore is the rounded mean, nil for none.
@@ -312,7 +317,7 @@ func (s *Service) Records(ctx context.Context, userID string, p page.Request, f 
 
 // RadarSVG draws the radar as a standalone SVG: five axes, rings at every
 // 20 points, the score polygon, and each axis labelled with its score
-// ("n/a" for an absent input, drawn at the centre).
+// ("n/a", in Chinese "未评估", for an absent input, drawn at the centre).
 func RadarSVG(r Radar) []byte { return RadarSVGIn(r, LangEN) }
 
 // RadarSVGIn is RadarSVG with the axes labelled in lang.
@@ -325,7 +330,11 @@ func RadarSVGIn(r Radar, lang string) []byte {
 		return cx + radius*frac*math.Cos(a), cy + radius*frac*math.Sin(a)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="Interview radar chart">`, size, size, size, size)
+	title, absent := "Interview radar chart", "n/a"
+	if lang == LangZH {
+		title, absent = "面试雷达图", "未评估"
+	}
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="%s">`, size, size, size, size, title)
 	b.WriteString(`<rect width="100%" height="100%" fill="#ffffff"/>`)
 	for ring := 1; ring <= 5; ring++ {
 		var pts []string
@@ -349,7 +358,7 @@ func RadarSVGIn(r Radar, lang string) []byte {
 	fmt.Fprintf(&b, `<polygon points="%s" fill="rgba(37,99,235,0.25)" stroke="#2563eb" stroke-width="2"/>`, strings.Join(poly, " "))
 	for i, d := range dims {
 		x, y := point(i, 1.18)
-		value := "n/a"
+		value := absent
 		if d.Score != nil {
 			value = fmt.Sprint(*d.Score)
 			px, py := point(i, float64(*d.Score)/100)

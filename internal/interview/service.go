@@ -718,14 +718,14 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 
 // staleQuestion is the 409 of an answer to a question that is not current.
 func staleQuestion(cur AnswerResp, sent string) error {
-	msg := fmt.Sprintf("question %s is not the current question; answer question %s", sent, cur.QuestionNumber)
+	e := apperr.Conflict("question %s is not the current question; answer question %s", sent, cur.QuestionNumber)
 	if cur.Status == "evaluating" {
-		msg = fmt.Sprintf("another answer to question %s is being evaluated; wait for it", cur.QuestionNumber)
+		e = apperr.Conflict("another answer to question %s is being evaluated; wait for it", cur.QuestionNumber)
 	}
 	if cur.Finished {
-		msg = "every question has been answered: finish the interview"
+		e = apperr.Conflict("every question has been answered: finish the interview")
 	}
-	return apperr.Conflict("%s", msg).WithCode(apperr.CodeInvalidState).WithData(cur)
+	return e.WithCode(apperr.CodeInvalidState).WithData(cur)
 }
 
 // evaluate runs evaluation, review and follow-up for the request holding
@@ -986,7 +986,7 @@ func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restor
 		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
 		Current: s.currentResp(st), Offline: st.sess.Offline, Read: st.sess.Read,
 		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language,
-		Demeanor: s.DemeanorCapabilityIn(sessionLanguage(st.sess))}, nil
+		Demeanor: s.DemeanorCapabilityIn(ctx, sessionLanguage(st.sess))}, nil
 }
 
 // MainQuestions returns {number: text} of the main questions.

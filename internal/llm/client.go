@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"errors"
+	"net/http"
 	"strings"
 
 	"github.com/tmc/langchaingo/llms"
@@ -23,6 +24,7 @@ type Client struct {
 	temperature  *float64
 	vision       bool
 	apiKey       string // only to redact it from error messages
+	apiSecret    string // likewise
 	baseURL      string // likewise: its secrets are redacted from messages
 
 	// legacyMaxTokens sends max_tokens instead of max_completion_tokens,
@@ -37,23 +39,23 @@ type Client struct {
 var _ Provider = (*Client)(nil)
 
 // NewOpenAI returns a client for an OpenAI-compatible chat completions API.
-// cfg.Type must be one of openai, deepseek, doubao, spark or other (empty
-// means openai); BaseURL defaults to DefaultOpenAIBaseURL for openai only.
+// cfg.Type must be one of openai, deepseek, doubao, spark, qwen, zhipu,
+// moonshot or other (empty means openai); BaseURL defaults to the type's
+// entry in DefaultBaseURLs.
 func NewOpenAI(cfg Config) (*Client, error) {
 	typ := normalizeType(cfg.Type)
 	switch typ {
 	case "":
 		typ = TypeOpenAI
-	case TypeOpenAI, TypeDeepSeek, TypeDoubao, TypeSpark, TypeOther:
+	case TypeOpenAI, TypeDeepSeek, TypeDoubao, TypeSpark, TypeQwen, TypeZhipu, TypeMoonshot, TypeOther:
 	default:
 		return nil, apperr.Invalid("llm: config type %q is not OpenAI-compatible", cfg.Type)
 	}
 	base := strings.TrimSpace(cfg.BaseURL)
 	if base == "" {
-		if typ != TypeOpenAI {
+		if base = DefaultBaseURLs[typ]; base == "" {
 			return nil, apperr.Invalid("llm: config base URL is required for type %q", typ)
 		}
-		base = DefaultOpenAIBaseURL
 	}
 	if err := validateBaseURL(base); err != nil {
 		return nil, err
@@ -67,6 +69,15 @@ func NewOpenAI(cfg Config) (*Client, error) {
 	token, keyless := cfg.APIKey, cfg.APIKey == ""
 	if keyless {
 		token = "unused"
+	} else if typ == TypeSpark && cfg.APISecret != "" {
+		token = cfg.APIKey + ":" + cfg.APISecret
+	}
+	headers := http.Header{}
+	if o := strings.TrimSpace(cfg.Organization); o != "" {
+		headers.Set("OpenAI-Organization", o)
+	}
+	if p := strings.TrimSpace(cfg.Project); p != "" {
+		headers.Set("OpenAI-Project", p)
 	}
 	m, err := openai.New(
 		// Every option is explicit: langchaingo otherwise falls back to
@@ -75,10 +86,10 @@ func NewOpenAI(cfg Config) (*Client, error) {
 		openai.WithToken(token),
 		openai.WithBaseURL(base),
 		openai.WithModel(cfg.Model),
-		openai.WithHTTPClient(newHTTPClient(cfg.HTTPClient, keyless)),
+		openai.WithHTTPClient(newHTTPClient(cfg.HTTPClient, keyless, headers)),
 	)
 	if err != nil {
-		return nil, apperr.Invalid("llm: cannot create OpenAI-compatible client: %v", redactor(cfg.APIKey, base)(err.Error()))
+		return nil, apperr.Invalid("llm: cannot create OpenAI-compatible client: %v", redactor(cfg.APIKey, base, cfg.APISecret)(err.Error()))
 	}
 	return &Client{
 		name:            TypeOpenAI,
@@ -88,6 +99,7 @@ func NewOpenAI(cfg Config) (*Client, error) {
 		temperature:     cfg.Temperature,
 		vision:          cfg.Vision,
 		apiKey:          cfg.APIKey,
+		apiSecret:       cfg.APISecret,
 		baseURL:         base,
 		legacyMaxTokens: typ != TypeOpenAI,
 		reasoning:       true,
@@ -114,7 +126,7 @@ func NewOllama(cfg Config) (*Client, error) {
 	m, err := ollama.New(
 		ollama.WithServerURL(base),
 		ollama.WithModel(cfg.Model),
-		ollama.WithHTTPClient(newHTTPClient(cfg.HTTPClient, false)),
+		ollama.WithHTTPClient(newHTTPClient(cfg.HTTPClient, false, nil)),
 	)
 	if err != nil {
 		return nil, apperr.Invalid("llm: cannot create Ollama client: %v", redactor(cfg.APIKey, base)(err.Error()))
@@ -235,6 +247,7 @@ func (c *Client) call(ctx context.Context, req Request, onChunk func(Chunk) erro
 		transportErr: transportErr,
 		err:          err,
 		apiKey:       c.apiKey,
+		apiSecret:    c.apiSecret,
 		baseURL:      c.baseURL,
 	}
 	switch {

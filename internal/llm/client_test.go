@@ -380,7 +380,8 @@ func TestNewValidates(t *testing.T) {
 	}{
 		{"openai default base URL", llm.Config{Type: "openai", Model: "gpt-4o-mini", APIKey: "k"}, ""},
 		{"deepseek", llm.Config{Type: "DeepSeek", BaseURL: "https://api.deepseek.com/v1", Model: "deepseek-chat"}, ""},
-		{"deepseek without base URL", llm.Config{Type: "deepseek", Model: "deepseek-chat"}, "base URL is required"},
+		{"other without base URL", llm.Config{Type: "other", Model: "m"}, "base URL is required"},
+		{"deepseek without base URL uses its default", llm.Config{Type: "deepseek", Model: "deepseek-chat"}, ""},
 		{"doubao without model", llm.Config{Type: "doubao", BaseURL: "https://ark.example.com/api/v3"}, "model is required"},
 		{"bad base URL", llm.Config{Type: "other", BaseURL: "localhost:8000", Model: "m"}, "not an absolute http(s) URL"},
 		{"ollama", llm.Config{Type: "ollama", Model: "qwen2.5"}, ""},

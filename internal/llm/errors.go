@@ -25,6 +25,7 @@ type failure struct {
 	err          error  // error returned by the client library
 	finishReason string // finish reason of a successful response
 	apiKey       string // redacted from every message
+	apiSecret    string // likewise
 	baseURL      string // its secrets (redact.Secrets) too
 }
 
@@ -32,7 +33,7 @@ type failure struct {
 // cancellation wraps context.Canceled, everything else is an *apperr.Error.
 // It returns nil when nothing failed.
 func classify(f failure) error {
-	red := redactor(f.apiKey, f.baseURL)
+	red := redactor(f.apiKey, f.baseURL, f.apiSecret)
 	cause := f.err
 	if cause == nil {
 		cause = f.transportErr
@@ -192,12 +193,14 @@ func (e redactedError) Unwrap() error { return e.err }
 // redactor returns a function that replaces key and the secrets inside
 // baseURL (its password and key or token query values) in a string:
 // transport errors quote the whole request URL.
-func redactor(key, baseURL string) func(string) string {
+func redactor(key, baseURL string, more ...string) func(string) string {
 	return func(s string) string {
 		// A key shorter than 4 bytes is a placeholder, not a secret, and
 		// too short to search for without mangling messages.
-		if len(key) >= 4 {
-			s = strings.ReplaceAll(s, key, "[redacted]")
+		for _, k := range append([]string{key}, more...) {
+			if len(k) >= 4 {
+				s = strings.ReplaceAll(s, k, "[redacted]")
+			}
 		}
 		return redact.Text(s, baseURL)
 	}

@@ -104,6 +104,9 @@ const (
 	TypeDeepSeek = "deepseek"
 	TypeDoubao   = "doubao"
 	TypeSpark    = "spark"
+	TypeQwen     = "qwen"
+	TypeZhipu    = "zhipu"
+	TypeMoonshot = "moonshot"
 	TypeOther    = "other"
 	TypeOllama   = "ollama"
 	TypeOffline  = "offline"
@@ -115,16 +118,42 @@ const (
 	DefaultOllamaBaseURL = "http://127.0.0.1:11434"
 )
 
+// DefaultBaseURLs are the API roots of the vendors whose type names them, so
+// that a configuration of one of these types may leave its base URL empty.
+// Types without an entry (other) need one.
+var DefaultBaseURLs = map[string]string{
+	TypeOpenAI:   DefaultOpenAIBaseURL,
+	TypeDeepSeek: "https://api.deepseek.com/v1",
+	TypeDoubao:   "https://ark.cn-beijing.volces.com/api/v3",
+	TypeSpark:    "https://spark-api-open.xf-yun.com/v1",
+	TypeQwen:     "https://dashscope.aliyuncs.com/compatible-mode/v1",
+	TypeZhipu:    "https://open.bigmodel.cn/api/paas/v4",
+	TypeMoonshot: "https://api.moonshot.cn/v1",
+	TypeOllama:   DefaultOllamaBaseURL,
+}
+
+// DefaultBaseURL returns the API root of type typ, "" when it has none.
+func DefaultBaseURL(typ string) string { return DefaultBaseURLs[normalizeType(typ)] }
+
 // Config selects and configures a provider.
 type Config struct {
-	// Type is one of openai, deepseek, doubao, spark, other (all spoken to
-	// through the OpenAI-compatible API), ollama (native API) or offline.
+	// Type is one of openai, deepseek, doubao, spark, qwen, zhipu, moonshot,
+	// other (all spoken to through the OpenAI-compatible API), ollama
+	// (native API) or offline.
 	Type string
-	// BaseURL is the API root, e.g. "https://api.deepseek.com/v1". Required
-	// for OpenAI-compatible types other than openai.
+	// BaseURL is the API root, e.g. "https://api.deepseek.com/v1". Empty
+	// means the type's entry in DefaultBaseURLs; required for other.
 	BaseURL string
 	// APIKey is sent as a bearer token; it may be empty for local servers.
 	APIKey string
+	// APISecret completes the key where the vendor's API wants both: Spark
+	// (iFlytek) takes "APIKey:APISecret" as its bearer token. Other types
+	// do not send it.
+	APISecret string
+	// Organization and Project are sent as the OpenAI-Organization and
+	// OpenAI-Project headers when set (OpenAI-compatible types).
+	Organization string
+	Project      string
 	// Model is the default model; required except for offline.
 	Model string
 	// MaxTokens is the default completion limit; 0 leaves it to the server.
@@ -142,7 +171,7 @@ type Config struct {
 // naming the field to fix.
 func New(cfg Config) (Provider, error) {
 	switch normalizeType(cfg.Type) {
-	case TypeOpenAI, TypeDeepSeek, TypeDoubao, TypeSpark, TypeOther:
+	case TypeOpenAI, TypeDeepSeek, TypeDoubao, TypeSpark, TypeQwen, TypeZhipu, TypeMoonshot, TypeOther:
 		return NewOpenAI(cfg)
 	case TypeOllama:
 		return NewOllama(cfg)
@@ -155,7 +184,7 @@ func New(cfg Config) (Provider, error) {
 	}
 }
 
-const typeList = "openai, deepseek, doubao, spark, other, ollama, offline"
+const typeList = "openai, deepseek, doubao, spark, qwen, zhipu, moonshot, other, ollama, offline"
 
 func normalizeType(t string) string { return strings.ToLower(strings.TrimSpace(t)) }
 

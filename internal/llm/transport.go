@@ -68,15 +68,20 @@ type recordingTransport struct {
 	// stripAuth drops the Authorization header langchaingo always sets, so
 	// that keyless local servers see no bogus placeholder key.
 	stripAuth bool
+	// headers are set on every request (OpenAI-Organization, OpenAI-Project).
+	headers http.Header
 }
 
 // RoundTrip implements http.RoundTripper.
 func (t *recordingTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 	ex, _ := req.Context().Value(exchangeKey{}).(*exchange)
-	if t.stripAuth || (ex != nil && ex.stage != "") {
+	if t.stripAuth || len(t.headers) > 0 || (ex != nil && ex.stage != "") {
 		req = req.Clone(req.Context()) // a RoundTripper must not modify its request
 		if t.stripAuth {
 			req.Header.Del("Authorization")
+		}
+		for k, v := range t.headers {
+			req.Header[k] = v
 		}
 		if ex != nil && ex.stage != "" {
 			req.Header.Set(StageHeader, ex.stage)
@@ -123,8 +128,8 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 }
 
 // newHTTPClient returns a copy of base (or a default client) whose transport
-// records exchanges.
-func newHTTPClient(base *http.Client, stripAuth bool) *http.Client {
+// records exchanges and sets headers on every request.
+func newHTTPClient(base *http.Client, stripAuth bool, headers http.Header) *http.Client {
 	var c http.Client
 	if base != nil {
 		c = *base
@@ -133,6 +138,6 @@ func newHTTPClient(base *http.Client, stripAuth bool) *http.Client {
 	if rt == nil {
 		rt = http.DefaultTransport
 	}
-	c.Transport = &recordingTransport{base: rt, stripAuth: stripAuth}
+	c.Transport = &recordingTransport{base: rt, stripAuth: stripAuth, headers: headers}
 	return &c
 }

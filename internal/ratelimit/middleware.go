@@ -54,7 +54,7 @@ func (ls *Limits) Bucket(name string) gin.HandlerFunc {
 		d := ls.limiter.Allow(c.Request.Context(), b, key)
 		if !d.Allowed {
 			secs := RetryAfterSeconds(d.RetryAfter)
-			httpx.Error(c, apperr.New(apperr.KindRateLimited, "too many %s requests: retry in %d s", b.Name, secs).
+			httpx.Error(c, apperr.New(apperr.KindRateLimited, "too many %s requests: retry in %d s", apperr.Word(b.Name), secs).
 				WithData(httpx.RetryAfter{Seconds: secs}))
 		}
 	}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/auth"
+	"github.com/xunzhi-ai/aimeeting/internal/httpx"
 )
 
 // Principal is the authenticated user of a socket.
@@ -218,6 +219,7 @@ func (s *Server) ServeSocket(w http.ResponseWriter, r *http.Request, pathUser st
 		return
 	}
 	defer s.unregister(c)
+	c.lang = httpx.Language(r.Header.Get("Accept-Language"))
 	c.run()
 }
 
@@ -283,6 +285,7 @@ type conn struct {
 	ctx    context.Context
 	cancel context.CancelFunc
 	out    chan []byte // encoded messages for the writer
+	lang   string      // the upgrade request's Accept-Language: errors are sent in it
 
 	closeOnce   sync.Once
 	closeCode   int    // set once, before cancel
@@ -316,6 +319,11 @@ func (c *conn) close(code int, reason string) {
 // send queues m for the writer without blocking; a full queue means the
 // client does not keep up, and it is dropped.
 func (c *conn) send(m Message) {
+	if (m.Type == TypeError || m.Type == TypeUnknownCommand) && c.lang == apperr.LangZH {
+		if zh, ok := apperr.Translate(m.Message); ok {
+			m.Message = zh
+		}
+	}
 	b, err := json.Marshal(m)
 	if err != nil {
 		return

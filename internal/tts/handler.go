@@ -230,6 +230,6 @@ func (h *Handler) events(c *gin.Context) {
 	})
 	if err != nil && ctx.Err() == nil {
 		_, e := httpx.StatusOf(err)
-		_ = events.Send("error", httpx.Envelope{Code: e.Code, Message: e.Message, RequestID: httpx.RequestID(c)})
+		_ = events.Send("error", httpx.Envelope{Code: e.Code, Message: httpx.Message(c, e), RequestID: httpx.RequestID(c)})
 	}
 }

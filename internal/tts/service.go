@@ -334,7 +334,7 @@ func (s *Service) OpenAudio(ctx context.Context, id, userID string) (*AudioFile,
 	f, err := os.Open(s.audioPath(t.Key, t.Params.Encoding))
 	if err != nil {
 		if os.IsNotExist(err) {
-			return nil, apperr.NotFound("audio of tts task " + id)
+			return nil, apperr.New(apperr.KindNotFound, "audio of tts task %s not found", id)
 		}
 		return nil, apperr.Internal(err)
 	}

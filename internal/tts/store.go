@@ -134,7 +134,7 @@ func (s *GormStore) Get(ctx context.Context, id, userID string) (*Task, error) {
 	var r taskRow
 	if err := q.Take(&r).Error; err != nil {
 		if db.IsNotFound(err) {
-			return nil, apperr.NotFound("tts task " + id)
+			return nil, apperr.New(apperr.KindNotFound, "tts task %s not found", id)
 		}
 		return nil, apperr.Internal(fmt.Errorf("get tts task: %w", err))
 	}

@@ -21,15 +21,19 @@ type View struct {
 	Mail     string `json:"mail"`
 	IsAdmin  bool   `json:"isAdmin"`
 	// Language is the chosen interface language ("zh-CN", "en"), "" if none.
-	Language   string `json:"language"`
-	CreateTime string `json:"createTime"`
-	UpdateTime string `json:"updateTime"`
+	Language string `json:"language"`
+	// MustChangePassword: the account was imported with a plain-text
+	// password that the user must replace.
+	MustChangePassword bool   `json:"mustChangePassword"`
+	CreateTime         string `json:"createTime"`
+	UpdateTime         string `json:"updateTime"`
 }
 
 // ViewOf converts u for the API.
 func ViewOf(u User) View {
 	return View{ID: u.ID, Username: u.Username, RealName: u.RealName, Phone: u.Phone, Mail: u.Mail,
-		IsAdmin: u.IsAdmin, Language: u.Language, CreateTime: u.CreatedAt.UTC().Format(timeFormat), UpdateTime: u.UpdatedAt.UTC().Format(timeFormat)}
+		IsAdmin: u.IsAdmin, Language: u.Language, MustChangePassword: u.MustChangePassword,
+		CreateTime: u.CreatedAt.UTC().Format(timeFormat), UpdateTime: u.UpdatedAt.UTC().Format(timeFormat)}
 }
 
 const timeFormat = "2006-01-02T15:04:05.000Z07:00"
@@ -101,6 +105,29 @@ func (h *Handler) Register(g *gin.RouterGroup, limit func(bucket string) gin.Han
 	g.PUT("/", h.Required(), h.update)
 	g.GET("/page", h.Required(), httpx.Admin(), h.page)
 	g.POST("/admin", h.Required(), httpx.Admin(), h.grantAdmin)
+	g.GET("/is-admin", h.Required(), h.isAdmin)
+	// Registered last among the GETs: static paths (me, page...) win.
+	g.GET("/:username", h.Required(), h.byUsername)
+}
+
+// isAdmin answers whether the caller is an admin (the original's route).
+func (h *Handler) isAdmin(c *gin.Context) {
+	caller, err := auth.Require(c.Request.Context())
+	httpx.Respond(c, caller.Admin, err)
+}
+
+// byUsername shows one account, phone masked: the caller's own, or any for
+// an admin; anyone else's is a 404.
+func (h *Handler) byUsername(c *gin.Context) {
+	caller, err := auth.Require(c.Request.Context())
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	u, err := h.svc.ByUsername(c.Request.Context(), caller.UserID, caller.Admin, c.Param("username"))
+	v := ViewOf(u)
+	v.Phone = MaskPhone(v.Phone)
+	httpx.Respond(c, v, err)
 }
 
 func (h *Handler) register(c *gin.Context) {
@@ -142,7 +169,7 @@ func throttled(err error) error {
 		return err
 	}
 	secs := retryAfterSeconds(te.RetryAfter)
-	return apperr.New(apperr.KindRateLimited, "%s", te.Error()).WithData(httpx.RetryAfter{Seconds: secs})
+	return apperr.New(apperr.KindRateLimited, "too many %s: retry in %d s", apperr.Word(te.what), secs).WithData(httpx.RetryAfter{Seconds: secs})
 }
 
 func (h *Handler) checkLogin(c *gin.Context) {

@@ -27,9 +27,12 @@ type User struct {
 	IsAdmin      bool
 	// Language is the interface language the user chose ("zh-CN", "en"),
 	// or "" when they have not chosen one.
-	Language  string
-	CreatedAt time.Time
-	UpdatedAt time.Time
+	Language string
+	// MustChangePassword is set on accounts imported with the original's
+	// plain-text password; changing the password clears it.
+	MustChangePassword bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 }
 
 // Languages are the interface languages a user may choose.
@@ -85,6 +88,35 @@ type LoginResult struct {
 	Username string `json:"username"`
 	IsAdmin  bool   `json:"isAdmin"`
 	Language string `json:"language"`
+	// MustChangePassword tells the client to have the user choose a new
+	// password (PUT /users) before going on.
+	MustChangePassword bool `json:"mustChangePassword"`
+}
+
+// ImportInput is an account brought over from the original AI-Meeting.
+type ImportInput struct {
+	Username string
+	Password string // the original's plain text; stored bcrypt-hashed
+	RealName string
+	Phone    string
+	Mail     string
+	Admin    bool
+}
+
+// MaskPhone hides the middle of a phone number ("138****5678"), keeping
+// at most the first three and the last four digits.
+func MaskPhone(phone string) string {
+	r := []rune(phone)
+	switch n := len(r); {
+	case n == 0:
+		return ""
+	case n >= 8:
+		return string(r[:3]) + strings.Repeat("*", n-7) + string(r[n-4:])
+	case n > 2:
+		return strings.Repeat("*", n-2) + string(r[n-2:])
+	default:
+		return strings.Repeat("*", n)
+	}
 }
 
 var (

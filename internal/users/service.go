@@ -24,6 +24,8 @@ type Store interface {
 	UserByUsername(ctx context.Context, name string) (User, error)
 	UserByUsernameKey(ctx context.Context, key string) (User, error)
 	UpdateUser(ctx context.Context, u User) error
+	ImportUser(ctx context.Context, u User) error
+	AdminClaimed(ctx context.Context) (bool, error)
 	PageUsers(ctx context.Context, p page.Request, keyword string) (page.Result[User], error)
 	CreateToken(ctx context.Context, t Token) error
 	TokenByHash(ctx context.Context, hash string) (Token, error)
@@ -143,7 +145,8 @@ func (s *Service) Login(ctx context.Context, addr, username, password string) (L
 		LastUsedAt: now, ExpiresAt: now.Add(s.cfg.TokenTTL)}); err != nil {
 		return LoginResult{}, err
 	}
-	return LoginResult{Token: token, Username: u.Username, IsAdmin: u.IsAdmin, Language: u.Language}, nil
+	return LoginResult{Token: token, Username: u.Username, IsAdmin: u.IsAdmin, Language: u.Language,
+		MustChangePassword: u.MustChangePassword}, nil
 }
 
 // userByName finds the user called name (normalised): by the exact name
@@ -323,6 +326,7 @@ func (s *Service) Update(ctx context.Context, userID, currentToken string, in Up
 			return User{}, apperr.Internal(err)
 		}
 		u.PasswordHash = string(hash)
+		u.MustChangePassword = false
 	}
 	u.UpdatedAt = s.now()
 	if err := s.store.UpdateUser(ctx, u); err != nil {
@@ -369,3 +373,79 @@ func (s *Service) GrantAdmin(ctx context.Context, username string) (User, error)
 	}
 	return u, nil
 }
+
+// ByUsername returns the user called username as caller may see it: their
+// own account, or any account for an admin. Anyone else's is a 404, as is
+// an unknown name, so that the answer does not tell which names exist.
+func (s *Service) ByUsername(ctx context.Context, callerID string, callerAdmin bool, username string) (User, error) {
+	username = NormalizeUsername(username)
+	if username == "" || len(username) > 4*usernameMaxRunes {
+		return User{}, apperr.NotFound("user")
+	}
+	u, err := s.userByName(ctx, username)
+	if err != nil {
+		return User{}, err
+	}
+	if !callerAdmin && u.ID != callerID {
+		return User{}, apperr.NotFound("user")
+	}
+	return u, nil
+}
+
+// ImportOutcome says what Import did with an account.
+type ImportOutcome struct {
+	User User
+	// Dropped names the profile fields left empty because the original's
+	// value is not valid here (phone, mail, realName).
+	Dropped []string
+}
+
+// Import creates an account brought over from the original: its plain-text
+// password bcrypt-hashed and flagged to be changed at the first login. A
+// name taken here (or one that looks the same) is a conflict, so that
+// importing twice creates nothing twice. Profile fields that are invalid
+// here are dropped (see ImportOutcome) rather than losing the account.
+func (s *Service) Import(ctx context.Context, in ImportInput) (ImportOutcome, error) {
+	name := NormalizeUsername(in.Username)
+	if err := ValidateUsername(name); err != nil {
+		return ImportOutcome{}, err
+	}
+	if in.Password == "" {
+		return ImportOutcome{}, apperr.Invalid("password is empty")
+	}
+	if len(in.Password) > 72 {
+		return ImportOutcome{}, apperr.Invalid("password must be at most 72 bytes")
+	}
+	if _, err := s.userByName(ctx, name); err == nil {
+		return ImportOutcome{}, ErrDuplicate
+	} else if !apperr.Is(err, apperr.KindNotFound) {
+		return ImportOutcome{}, err
+	}
+	var out ImportOutcome
+	realName, phone, mail := strings.TrimSpace(in.RealName), strings.TrimSpace(in.Phone), strings.TrimSpace(in.Mail)
+	if validateProfile(realName, "", "") != nil {
+		realName, out.Dropped = "", append(out.Dropped, "realName")
+	}
+	if validateProfile("", phone, "") != nil {
+		phone, out.Dropped = "", append(out.Dropped, "phone")
+	}
+	if validateProfile("", "", mail) != nil {
+		mail, out.Dropped = "", append(out.Dropped, "mail")
+	}
+	hash, err := bcrypt.GenerateFromPassword([]byte(in.Password), s.cfg.BcryptCost)
+	if err != nil {
+		return ImportOutcome{}, apperr.Internal(err)
+	}
+	now := s.now()
+	out.User = User{ID: ids.New(), Username: name, UsernameKey: UsernameKey(name), PasswordHash: string(hash),
+		RealName: realName, Phone: phone, Mail: mail, IsAdmin: in.Admin, MustChangePassword: true,
+		CreatedAt: now, UpdatedAt: now}
+	if err := s.store.ImportUser(ctx, out.User); err != nil {
+		return ImportOutcome{}, err
+	}
+	return out, nil
+}
+
+// AdminExists reports whether an admin has been made (by the first
+// registration or an import).
+func (s *Service) AdminExists(ctx context.Context) (bool, error) { return s.store.AdminClaimed(ctx) }

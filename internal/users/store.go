@@ -27,15 +27,18 @@ type userRow struct {
 	Mail         string
 	IsAdmin      bool
 	Language     string
-	CreatedAt    time.Time
-	UpdatedAt    time.Time
+	// MustChangePassword: see User.
+	MustChangePassword bool
+	CreatedAt          time.Time
+	UpdatedAt          time.Time
 }
 
 func (userRow) TableName() string { return "users" }
 
 func (r userRow) toUser() User {
 	u := User{ID: r.ID, Username: r.Username, PasswordHash: r.PasswordHash, RealName: r.RealName,
-		Phone: r.Phone, Mail: r.Mail, IsAdmin: r.IsAdmin, Language: r.Language, CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
+		Phone: r.Phone, Mail: r.Mail, IsAdmin: r.IsAdmin, Language: r.Language, MustChangePassword: r.MustChangePassword,
+		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt}
 	if r.UsernameKey != nil {
 		u.UsernameKey = *r.UsernameKey
 	}
@@ -44,7 +47,8 @@ func (r userRow) toUser() User {
 
 func newUserRow(u User) userRow {
 	r := userRow{ID: u.ID, Username: u.Username, PasswordHash: u.PasswordHash, RealName: u.RealName,
-		Phone: u.Phone, Mail: u.Mail, IsAdmin: u.IsAdmin, Language: u.Language, CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
+		Phone: u.Phone, Mail: u.Mail, IsAdmin: u.IsAdmin, Language: u.Language, MustChangePassword: u.MustChangePassword,
+		CreatedAt: u.CreatedAt, UpdatedAt: u.UpdatedAt}
 	if u.UsernameKey != "" {
 		r.UsernameKey = &u.UsernameKey
 	}
@@ -132,11 +136,45 @@ func (s *GormStore) UserByUsernameKey(ctx context.Context, key string) (User, er
 	return u, err
 }
 
+// ImportUser inserts u as it is: unlike CreateUser it does not make the
+// first user admin. An imported admin claims the 'first-admin' marker (if
+// still free), so that registering afterwards no longer makes anyone admin.
+func (s *GormStore) ImportUser(ctx context.Context, u User) error {
+	err := s.db.WithContext(ctx).Transaction(func(tx *gorm.DB) error {
+		if u.IsAdmin {
+			if err := tx.Clauses(clause.OnConflict{DoNothing: true}).
+				Create(&metaRow{K: "first-admin", V: u.ID, CreatedAt: u.CreatedAt}).Error; err != nil {
+				return err
+			}
+		}
+		row := newUserRow(u)
+		return tx.Create(&row).Error
+	})
+	if db.IsDuplicate(err) {
+		return ErrDuplicate
+	}
+	if err != nil {
+		return fmt.Errorf("import user: %w", err)
+	}
+	return nil
+}
+
+// AdminClaimed reports whether the first admin exists (the 'first-admin'
+// marker is taken).
+func (s *GormStore) AdminClaimed(ctx context.Context) (bool, error) {
+	var n int64
+	if err := s.db.WithContext(ctx).Model(&metaRow{}).Where("k = ?", "first-admin").Count(&n).Error; err != nil {
+		return false, fmt.Errorf("read first-admin marker: %w", err)
+	}
+	return n > 0, nil
+}
+
 // UpdateUser saves the profile fields and admin flag of u.
 func (s *GormStore) UpdateUser(ctx context.Context, u User) error {
 	err := s.db.WithContext(ctx).Model(&userRow{}).Where("id = ?", u.ID).Updates(map[string]any{
 		"password_hash": u.PasswordHash, "real_name": u.RealName, "phone": u.Phone,
-		"mail": u.Mail, "is_admin": u.IsAdmin, "language": u.Language, "updated_at": u.UpdatedAt,
+		"mail": u.Mail, "is_admin": u.IsAdmin, "language": u.Language, "must_change_password": u.MustChangePassword,
+		"updated_at": u.UpdatedAt,
 	}).Error
 	if err != nil {
 		return fmt.Errorf("update user: %w", err)

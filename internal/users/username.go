@@ -1,7 +1,6 @@
 package users
 
 import (
-	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -45,7 +44,7 @@ func ValidateUsername(name string) error {
 	}
 	n := utf8.RuneCountInString(name)
 	if n < usernameMinRunes || n > usernameMaxRunes {
-		return apperr.Invalid("username has %d characters; %s", n, UsernameRule)
+		return apperr.Invalid("username has %d characters; "+UsernameRule, n)
 	}
 	prevBase := false
 	for _, r := range name {
@@ -59,11 +58,10 @@ func ValidateUsername(name string) error {
 		case unicode.IsMark(r) && prevBase && !unicode.Is(unicode.Variation_Selector, r):
 			continue
 		}
-		what := fmt.Sprintf("%q", string(r))
 		if unicode.IsSpace(r) {
-			what = "spaces"
+			return apperr.Invalid("username may not contain spaces; " + UsernameRule)
 		}
-		return apperr.Invalid("username may not contain %s; %s", what, UsernameRule)
+		return apperr.Invalid("username may not contain %q; "+UsernameRule, string(r))
 	}
 	if len(UsernameKey(name)) > usernameKeyMaxBytes {
 		return apperr.Invalid("username is too long once normalised; " + UsernameRule)

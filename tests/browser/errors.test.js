@@ -96,7 +96,7 @@ test('429 shows the rate limit and retries after Retry-After; 503 shows the mode
         body: JSON.stringify({ code: 'A000300', message: 'too many requests', requestId: 'r1', data: null }) });
     } else if (calls === 2) {
       await route.fulfill({ status: 503, contentType: 'application/json',
-        body: JSON.stringify({ code: 'B000417', message: 'the AI model is unavailable (circuit open)', requestId: 'r2', data: null }) });
+        body: JSON.stringify({ code: 'B000417', message: 'the AI service is busy or unreachable right now; please try again in a minute', requestId: 'r2', data: null }) });
     } else {
       await route.continue();
     }
@@ -104,10 +104,13 @@ test('429 shows the rate limit and retries after Retry-After; 503 shows the mode
   await page.getByLabel('Your answer').fill('An index is a sorted B-tree; lookups avoid a full table scan.');
   await page.getByRole('button', { name: 'Submit answer' }).click();
   await page.locator('.alert-error', { hasText: /Rate limited.*1 s/ }).waitFor();
-  await page.locator('.alert-error', { hasText: /unavailable right now.*circuit open/ }).waitFor({ timeout: 10000 });
+  // The server's sentence for the candidate, the reference for support and Retry.
+  const failure = page.locator('.alert-error.failure', { hasText: /^The AI service is busy or unreachable right now; please try again in a minute\./ });
+  await failure.waitFor({ timeout: 10000 });
+  assert.equal(await failure.locator('.support-ref code').textContent(), 'r2');
   assert.equal(calls, 2);
   // The user retries: the real server answers.
-  await page.getByRole('button', { name: 'Submit answer' }).click();
+  await failure.getByRole('button', { name: 'Try again' }).click();
   await page.locator('.feedback-card').waitFor({ timeout: 30000 });
   assert.equal(await page.locator('.alert-error').count(), 0, 'the error is cleared');
   await page.unroute('**/interview/answer-json');

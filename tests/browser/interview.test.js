@@ -93,12 +93,12 @@ async function wholeInterview() {
   assert.ok(total >= 5 && total <= 8, `5-8 questions, got ${total}`);
   await page.locator('#offline-badge').waitFor({ state: 'visible' });
 
-  // Demeanor snapshot from chromium's fake camera: the offline model cannot see images.
-  await page.getByRole('button', { name: 'Turn on camera' }).click();
-  await page.waitForFunction(() => { const v = document.querySelector('.camera video'); return v && v.videoWidth > 0; }, null, { timeout: 20000 });
-  await page.getByRole('button', { name: 'Take a snapshot' }).click();
-  await page.locator('.demeanor .not-assessed').waitFor({ timeout: 20000 });
-  assert.match(await page.locator('.demeanor').textContent(), /Not assessed/);
+  // Demeanor: the offline model cannot see images, so the camera is not
+  // offered; one sentence says why (no "Not assessed — demeanor not assessed").
+  await page.locator('.camera .demeanor-off').waitFor({ timeout: 20000 });
+  const demeanorNote = await page.locator('.camera .demeanor-off').textContent();
+  assert.match(demeanorNote, /^Demeanor is not assessed because the AI model in use cannot see images\.$/);
+  assert.equal(await page.getByRole('button', { name: 'Turn on camera' }).count(), 0, 'no camera without a vision model');
 
   await page.getByLabel('Your answer').fill(answerFor(await page.locator('.question-text').textContent()));
   await screenshot(page, 'interview-question', { fullPage: true });
@@ -124,15 +124,18 @@ async function wholeInterview() {
     const answer = page.getByLabel('Your answer');
     if (!(await answer.inputValue())) await answer.fill(answerFor(qText));
     await page.getByRole('button', { name: 'Submit answer' }).click();
-    // Wait for the next question or the finish card.
+    // The feedback on this answer, with its question, until "Next question".
+    await page.locator('.feedback-card').waitFor({ timeout: 60000 });
+    answered += 1;
+    assert.match(await page.locator('.feedback-card .score').textContent(), /^\d+$/);
+    assert.equal(await page.locator('.feedback-card .fb-question').textContent(), qText, 'the card names the question answered');
+    assert.ok(await page.locator('.question-card').isHidden(), 'the next question waits for the candidate');
+    await page.locator('.feedback-card .next-btn').click();
     await page.waitForFunction((prev) => {
       const fin = document.querySelector('.finish-card');
       const t = document.querySelector('.question-title');
-      return (fin && !fin.hidden) || (t && t.textContent !== prev);
-    }, qTitle, { timeout: 60000 });
-    answered += 1;
-    await page.locator('.feedback-card').waitFor();
-    assert.match(await page.locator('.feedback-card .score').textContent(), /^\d+$/);
+      return (fin && !fin.hidden) || (t && t.textContent !== prev && !t.closest('[hidden]'));
+    }, qTitle, { timeout: 10000 });
 
     // After the first answer: reload, go to the interview home, resume.
     if (!reloaded) {

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, existsSync } from 'node:fs';
+import { mkdtempSync, rmSync, existsSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startServer, launchBrowser, screenshot, apiRegister } from './helpers.js';
@@ -77,6 +77,8 @@ test('voice answer: live transcription from the microphone shows the words', { t
   await answer.fill('My answer:');
   await page.getByRole('button', { name: /Answer by voice/ }).click();
   await page.getByRole('button', { name: /Stop recording/ }).waitFor({ timeout: 15000 });
+  // The input level meter moves with the voice.
+  await page.waitForFunction(() => { const m = document.querySelector('meter.voice-level'); return m && !m.hidden && m.value > 0.01; }, null, { timeout: 15000 });
   // Partial results arrive while the microphone is still on.
   await page.waitForFunction((words) => {
     const v = document.querySelector('textarea[name="answerContent"]').value.toLowerCase();
@@ -103,4 +105,55 @@ test('voice answer: live transcription from the microphone shows the words', { t
   await screenshot(page, 'interview-voice', { fullPage: true });
   await page.getByRole('button', { name: 'Submit answer' }).click();
   await page.locator('.feedback-card').waitFor({ timeout: 60000 });
+  assert.ok(await page.locator('meter.voice-level').isHidden(), 'the meter is gone after recording');
+  // No console errors (e.g. "Cannot close a closed AudioContext") across the recording.
+  assert.deepEqual(browser.errors.filter((e) => !/Failed to load resource/.test(e)), [], 'no page errors');
+});
+
+/** A WAV file of seconds of silence (16 kHz mono 16-bit). */
+function silentWav(file, seconds) {
+  const n = 16000 * seconds;
+  const b = Buffer.alloc(44 + n * 2);
+  b.write('RIFF', 0); b.writeUInt32LE(36 + n * 2, 4); b.write('WAVE', 8); b.write('fmt ', 12);
+  b.writeUInt32LE(16, 16); b.writeUInt16LE(1, 20); b.writeUInt16LE(1, 22); b.writeUInt32LE(16000, 24);
+  b.writeUInt32LE(32000, 28); b.writeUInt16LE(2, 32); b.writeUInt16LE(16, 34); b.write('data', 36); b.writeUInt32LE(n * 2, 40);
+  writeFileSync(file, b);
+}
+
+test('voice answer: silence shows "nothing recognised", not "done"', { timeout: 120000 }, async (t) => {
+  if (skipReason) { t.skip(skipReason); return; }
+  const silent = path.join(wavDir, 'silence.wav');
+  silentWav(silent, 4);
+  const quiet = await launchBrowser({
+    extraArgs: ['--use-fake-ui-for-media-stream', '--use-fake-device-for-media-stream', `--use-file-for-fake-audio-capture=${silent}`],
+  });
+  try {
+    const { page } = quiet;
+    const { base } = server;
+    const token = await apiRegister(base, `quiet${Date.now().toString(36)}`, 'secret-pass-1');
+    const H = { Authorization: `Bearer ${token}` };
+    const me = (await (await fetch(`${base}/api/xunzhi/v1/users/me`, { headers: H })).json()).data;
+    const sid = (await (await fetch(`${base}/api/xunzhi/v1/interview/sessions`, { method: 'POST', headers: H })).json()).data.sessionId;
+    const fd = new FormData();
+    fd.append('resumePdf', new Blob(['Jane Doe, backend engineer. Go, MySQL, Redis, Kafka.\nFive years in a product team: owned features from design to release, wrote tests and runbooks, and mentored two junior engineers (doctext.min-chars is 200).\n'], { type: 'text/plain' }), 'resume.txt');
+    assert.equal((await fetch(`${base}/api/xunzhi/v1/interview/sessions/${sid}/interview-questions`, { method: 'POST', headers: H, body: fd })).status, 200);
+    await page.goto(`${base}/#/login`);
+    await page.evaluate(([tok, user]) => {
+      localStorage.setItem('aimeeting.token', tok);
+      localStorage.setItem('aimeeting.user', JSON.stringify(user));
+    }, [token, { id: me.id, username: me.username, isAdmin: me.isAdmin }]);
+    await page.goto(`${base}/#/interview/s/${sid}`);
+    await page.getByRole('button', { name: 'Begin the interview' }).click();
+    await page.locator('.question-text').waitFor();
+    await page.getByRole('combobox', { name: 'Speech language' }).selectOption('en');
+    await page.getByRole('button', { name: /Answer by voice/ }).click();
+    await page.getByRole('button', { name: /Stop recording/ }).waitFor({ timeout: 15000 });
+    await page.waitForTimeout(3000);
+    await page.getByRole('button', { name: /Stop recording/ }).click();
+    await page.locator('.voice-status.voice-empty', { hasText: /^Nothing was recognised/ }).waitFor({ timeout: 20000 });
+    assert.equal(await page.getByLabel('Your answer').inputValue(), '');
+    assert.deepEqual(quiet.errors.filter((e) => !/Failed to load resource/.test(e)), [], 'no page errors');
+  } finally {
+    await quiet.close();
+  }
 });

@@ -59,7 +59,13 @@ type Stream struct {
 // it fails the test unless the answer is 200 text/event-stream.
 func Open(tb testing.TB, url, token string, body any) *Stream {
 	tb.Helper()
-	resp := post(tb, url, token, body)
+	return OpenWith(tb, url, token, body, nil)
+}
+
+// OpenWith is Open with extra request headers (Accept-Language).
+func OpenWith(tb testing.TB, url, token string, body any, header http.Header) *Stream {
+	tb.Helper()
+	resp := post(tb, url, token, body, header)
 	if resp.StatusCode != 200 || !strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
 		var buf bytes.Buffer
 		_, _ = buf.ReadFrom(resp.Body)
@@ -73,7 +79,7 @@ func Open(tb testing.TB, url, token string, body any) *Stream {
 }
 
 // Post posts body as JSON and returns the raw response (the caller closes it).
-func post(tb testing.TB, url, token string, body any) *http.Response {
+func post(tb testing.TB, url, token string, body any, header http.Header) *http.Response {
 	tb.Helper()
 	b, err := json.Marshal(body)
 	if err != nil {
@@ -85,6 +91,9 @@ func post(tb testing.TB, url, token string, body any) *http.Response {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "text/event-stream")
+	for k, vs := range header {
+		req.Header[k] = vs
+	}
 	if token != "" {
 		req.Header.Set("Authorization", "Bearer "+token)
 	}

@@ -73,10 +73,13 @@ func factor(status string) float64 {
 //   - clarity: met when sentences average 4..35 words, partial otherwise.
 //
 // Score: round(coverage × 100), capped at 40 when a mistake is asserted.
-func evaluate(in interview.EvaluationInput) interview.Evaluation {
+func evaluate(in interview.EvaluationInput) interview.Evaluation { return evaluateIn(in, "") }
+
+// evaluateIn is evaluate writing in lang ("" for the answer's language).
+func evaluateIn(in interview.EvaluationInput, lang string) interview.Evaluation {
 	q := in.Question
 	answer := strings.TrimSpace(in.Answer)
-	zh := isChinese(answer) || (answer == "" && isChinese(q.Content))
+	zh := chineseOutput(lang, answer, q.Content)
 	anchors := q.Anchors
 	if len(anchors) == 0 {
 		// Judge against the question itself; the output lists no anchors,

@@ -18,8 +18,14 @@ const maxFollowUpRunes = 100
 // asks the candidate to expand on the first target, in the answer's
 // language. It never ends the interview: the rules decide that.
 func buildFollowUp(in interview.FollowUpInput) interview.FollowUpOutput {
+	return buildFollowUpIn(in, "")
+}
+
+// buildFollowUpIn is buildFollowUp writing in lang ("" for the answer's
+// language).
+func buildFollowUpIn(in interview.FollowUpInput, lang string) interview.FollowUpOutput {
 	q := in.Question
-	zh := isChinese(in.Answer) || (strings.TrimSpace(in.Answer) == "" && isChinese(q.Content))
+	zh := chineseOutput(lang, in.Answer, q.Content)
 	strategy := strings.TrimSpace(q.FollowUpStrategy)
 	usable := usableQuestion(strategy)
 

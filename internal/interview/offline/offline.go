@@ -10,10 +10,13 @@
 // always gives byte-identical output: there is no randomness, no clock and
 // no map iteration in anything that reaches the output.
 //
-// The model is bilingual (English and Simplified Chinese). It takes its
-// language from the text it is given: a mostly Chinese resume gets Chinese
-// questions with a Chinese rubric (rubricZH), a mostly Chinese answer gets
-// Chinese feedback. Chinese text is matched by character bigrams (no
+// The model is bilingual (English and Simplified Chinese). It writes in the
+// session's language, which every stage's prompt states
+// (interview.RequestLanguage): an English resume in a Chinese session gets
+// Chinese questions with a Chinese rubric (rubricZH), an English answer
+// Chinese feedback, and the other way round. Only a request that states no
+// language falls back to the script of the text: a mostly Chinese resume or
+// answer gets Chinese. Chinese text is matched by character bigrams (no
 // dictionary needed), with synonyms per acceptable statement, and a bank
 // question is matched against both its English and its Chinese wording.
 //
@@ -26,6 +29,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"strings"
 
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
@@ -35,24 +39,43 @@ import (
 // interview-extraction, interview-evaluation, interview-review and
 // interview-followup. It leaves interview-demeanor unregistered.
 func Register(o *llm.Offline) {
-	o.Handle(interview.StageProfile, responder(buildProfile))
-	o.Handle(interview.StageExtraction, responder(buildQuestions))
-	o.Handle(interview.StageEvaluation, responder(evaluate))
-	o.Handle(interview.StageReview, responder(evaluate))
-	o.Handle(interview.StageFollowUp, responder(buildFollowUp))
+	o.Handle(interview.StageProfile, responder(buildProfileIn))
+	o.Handle(interview.StageExtraction, responder(buildQuestionsIn))
+	o.Handle(interview.StageEvaluation, responder(evaluateIn))
+	o.Handle(interview.StageReview, responder(evaluateIn))
+	o.Handle(interview.StageFollowUp, responder(buildFollowUpIn))
 }
 
-// responder adapts a pure function of the stage's input to an llm.Responder.
-func responder[In, Out any](fn func(In) Out) llm.Responder {
+// responder adapts a pure function of the stage's input and the language
+// the request asks for to an llm.Responder.
+func responder[In, Out any](fn func(In, string) Out) llm.Responder {
 	return func(_ context.Context, req llm.Request) (string, error) {
 		var in In
 		if err := interview.UserInput(req, &in); err != nil {
 			return "", fmt.Errorf("offline: decode %s input: %w", req.Stage, err)
 		}
-		b, err := json.Marshal(fn(in))
+		b, err := json.Marshal(fn(in, interview.RequestLanguage(req)))
 		if err != nil {
 			return "", fmt.Errorf("offline: encode %s output: %w", req.Stage, err)
 		}
 		return string(b), nil
 	}
+}
+
+// chineseOutput reports whether to write in Chinese: as lang says when it
+// is set, else when the first of texts that is not blank is mostly
+// Chinese.
+func chineseOutput(lang string, texts ...string) bool {
+	switch lang {
+	case interview.LangZH:
+		return true
+	case interview.LangEN:
+		return false
+	}
+	for _, t := range texts {
+		if strings.TrimSpace(t) != "" {
+			return isChinese(t)
+		}
+	}
+	return false
 }

@@ -21,15 +21,48 @@ func newModel() *llm.Offline {
 	return o
 }
 
-// mustGenerate sends input to stage the way the interview service does (the
-// stage's prompt, input as the JSON user message) and returns the text.
+// mustGenerate sends input to stage in the language of its text (the
+// resume, else the target; the answer, else the question), as a session
+// whose language was detected from that text would.
 func mustGenerate(tb testing.TB, o *llm.Offline, stage string, input any) string {
+	tb.Helper()
+	return mustGenerateIn(tb, o, stage, inputLanguage(input), input)
+}
+
+// inputLanguage is the language of input's main text.
+func inputLanguage(input any) string {
+	var texts []string
+	switch in := input.(type) {
+	case interview.ProfileInput:
+		texts = []string{in.ResumeText}
+	case interview.ExtractionInput:
+		texts = []string{in.ResumeText, in.Target}
+	case interview.EvaluationInput:
+		texts = []string{in.Answer, in.Question.Content}
+	case interview.FollowUpInput:
+		texts = []string{in.Answer, in.Question.Content}
+	}
+	for _, t := range texts {
+		if strings.TrimSpace(t) != "" {
+			if offline.IsChinese(t) {
+				return interview.LangZH
+			}
+			return interview.LangEN
+		}
+	}
+	return interview.LangEN
+}
+
+// mustGenerateIn sends input to stage the way the interview service does
+// (the stage's prompt asking for lang, input as the JSON user message) and
+// returns the text.
+func mustGenerateIn(tb testing.TB, o *llm.Offline, stage, lang string, input any) string {
 	tb.Helper()
 	p, err := interview.LoadPrompt(stage)
 	if err != nil {
 		tb.Fatal(err)
 	}
-	req, err := p.Request(input)
+	req, err := p.In(lang).Request(input)
 	if err != nil {
 		tb.Fatal(err)
 	}

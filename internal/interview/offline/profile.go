@@ -306,11 +306,16 @@ var sections = []struct {
 	{"skills", 5, regexp.MustCompile(`(?i)\b(skills|technologies|tech stack)\b|技能|技术栈|专业技能`)},
 }
 
-// buildProfile is the offline resume-profile-extraction.
-func buildProfile(in interview.ProfileInput) interview.Profile {
+// buildProfile is the offline resume-profile-extraction, in the resume's
+// language.
+func buildProfile(in interview.ProfileInput) interview.Profile { return buildProfileIn(in, "") }
+
+// buildProfileIn is buildProfile writing its suggestions in lang ("" for
+// the resume's language).
+func buildProfileIn(in interview.ProfileInput, lang string) interview.Profile {
 	text := strings.ReplaceAll(in.ResumeText, "\r\n", "\n")
 	lines := strings.Split(text, "\n")
-	zh := isChinese(text)
+	zh := chineseOutput(lang, text)
 	p := interview.Profile{
 		Skills: []string{}, SkillEvidence: []interview.SkillEvidence{}, RoleHypotheses: []interview.RoleHypothesis{},
 		ResumeSuggestions: []string{}, ProjectQuestionHints: []string{},

@@ -70,10 +70,16 @@ func roleFor(target string) string {
 // first, then the role's questions; for the generic role, fundamentals
 // only. Within each part pickQuestions prefers the candidate's skills.
 func buildQuestions(in interview.ExtractionInput) interview.Questions {
+	return buildQuestionsIn(in, "")
+}
+
+// buildQuestionsIn is buildQuestions asking in lang ("" for the resume's
+// language).
+func buildQuestionsIn(in interview.ExtractionInput, lang string) interview.Questions {
 	profile := in.Profile
 	if len(profile.Skills) == 0 && profile.ResumeScore == 0 && strings.TrimSpace(in.ResumeText) != "" {
 		// The caller sent no profile: read the resume ourselves.
-		profile = buildProfile(interview.ProfileInput{ResumeText: in.ResumeText})
+		profile = buildProfileIn(interview.ProfileInput{ResumeText: in.ResumeText}, lang)
 	}
 	n := in.QuestionCount
 	if n <= 0 {
@@ -101,9 +107,9 @@ func buildQuestions(in interview.ExtractionInput) interview.Questions {
 		chosen = append(pickQuestions(roleGeneric, n-len(own), rank), own...)
 	}
 
-	// Questions follow the language of the resume (of the target when
-	// there is no resume text).
-	zh := isChinese(in.ResumeText) || (strings.TrimSpace(in.ResumeText) == "" && isChinese(in.Target))
+	// Questions are in the session's language; a request without one
+	// follows the resume (the target when there is no resume text).
+	zh := chineseOutput(lang, in.ResumeText, in.Target)
 	out := interview.Questions{
 		Questions:     make([]interview.QuestionSpec, 0, len(chosen)),
 		Suggestions:   append([]string{}, profile.ResumeSuggestions...),

@@ -8,8 +8,9 @@ import './i18n/chat.js';
 import { fmtNumber, t } from './i18n.js';
 import './i18n/admin.js';
 import { alertBox, busy, clear, confirmDialog, field, h, toast } from './ui.js';
+import { adminLinks } from './airouting.js';
 
-const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'ollama', 'offline', 'other'];
+const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'qwen', 'zhipu', 'moonshot', 'ollama', 'offline', 'other'];
 // Agent tag codes (internal/agent.Tags); their names come from the catalog (tag.<code>).
 const TAG_CODES = [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 99];
 
@@ -22,7 +23,7 @@ export async function adminView(root) {
   }
   const providers = h('section.card');
   const agents = h('section.card');
-  clear(root, h('h1', t('admin.heading')), providers, agents);
+  clear(root, h('h1', t('admin.heading')), adminLinks('admin'), providers, agents);
   let options = [];
   const refreshProviders = await providerSection(providers, (opts) => { options = opts; });
   await agentSection(agents, () => options);

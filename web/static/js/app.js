@@ -3,6 +3,7 @@
 import { api, clearSession, describeError, getToken, getUser, onOffline, onUnauthorized, setSession, updateUser } from './api.js';
 import { chosen, detect, locale, onLocaleChange, setLocale, t } from './i18n.js';
 import './i18n/common.js';
+import { askNewPassword } from './newpassword.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
 
 const views = {
@@ -11,6 +12,8 @@ const views = {
   interview: () => import('./interview.js').then((m) => m.interviewView),
   tts: () => import('./tts.js').then((m) => m.ttsView),
   admin: () => import('./admin.js').then((m) => m.adminView),
+  'admin-routing': () => import('./airouting.js').then((m) => m.routingView),
+  'admin-usage': () => import('./airouting.js').then((m) => m.usageView),
 };
 
 const main = document.getElementById('main');
@@ -154,14 +157,15 @@ function authView(mode) {
         }
         const res = await api('/users/login', { method: 'POST', body: { username: username.value.trim(), password: password.value } });
         setSession(res.token, { username: res.username, isAdmin: !!res.isAdmin });
-        try {
-          const me = await api('/users/me');
-          updateUser({ id: me.id, username: me.username, isAdmin: !!me.isAdmin, realName: me.realName });
-        } catch { /* the id is fetched again when needed */ }
         // The account's saved language wins; a choice made before logging
         // in (on the switch) is saved to an account that has none.
         if (res.language) setLocale(res.language);
         else if (chosen()) saveLanguage(locale());
+        if (res.mustChangePassword) await askNewPassword();
+        try {
+          const me = await api('/users/me');
+          updateUser({ id: me.id, username: me.username, isAdmin: !!me.isAdmin, realName: me.realName });
+        } catch { /* the id is fetched again when needed */ }
         toast(t(isLogin ? 'auth.welcome' : 'auth.created'), 'success');
         navigate('/interview');
       } catch (e) {

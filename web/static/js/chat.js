@@ -1,6 +1,7 @@
 // AI chat and agent chat: conversation list, history, streaming answers.
 
 import { api, call, describeError, noteOffline, openStream, sseEvents } from './api.js';
+import { filesPanel } from './agentfiles.js';
 import { has, t } from './i18n.js';
 import './i18n/admin.js';
 import './i18n/chat.js';
@@ -379,6 +380,7 @@ export async function agentsView(root, params) {
   const fileInput = h('input', { type: 'file', accept: '.pdf,.txt,.md,.docx,application/pdf,text/plain,text/markdown' });
   const uploadBtn = h('button.btn', { type: 'button' }, t('agents.upload'));
   const fileStatus = h('small.muted', { 'aria-live': 'polite' });
+  const files = filesPanel();
   let panel;
   const ensureSession = async (first) => {
     const body = {};
@@ -394,7 +396,10 @@ export async function agentsView(root, params) {
     chatBody: (text) => ({ inputMessage: text }),
     titleOf: async (sid) => (await api(`/agents/conversations/${encodeURIComponent(sid)}`)).title,
     create: ensureSession,
-    onSessionChange: (sid) => history.replaceState(null, '', sid ? `#/agents/${encodeURIComponent(sid)}` : '#/agents'),
+    onSessionChange: (sid) => {
+      history.replaceState(null, '', sid ? `#/agents/${encodeURIComponent(sid)}` : '#/agents');
+      files.load(sid);
+    },
     extraControls: (p) => {
       uploadBtn.addEventListener('click', async () => {
         const f = fileInput.files[0];
@@ -412,14 +417,16 @@ export async function agentsView(root, params) {
             fileStatus.textContent = t(r.truncated ? 'agents.givenTruncated' : 'agents.given', { file: r.fileName, n: r.chars });
             toast(t('agents.uploaded'), 'success');
             panel && panel.loadList();
+            files.load(p.getSid());
           } catch (e) { p.alert.error(e); }
         }, t('agents.uploading'));
       });
       const fileField = field(t('agents.contextFile'), fileInput);
       fileField.wrap.classList.add('inline');
-      return [h('div.agent-controls', agentField.wrap, desc, h('div.row', fileField.wrap, uploadBtn, fileStatus))];
+      return [h('div.agent-controls', agentField.wrap, desc, h('div.row', fileField.wrap, uploadBtn, fileStatus), files.el)];
     },
     emptyText: t('agents.new'),
   });
+  files.load(params[0] || '');
   return () => panel.abort();
 }

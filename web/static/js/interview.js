@@ -1,10 +1,10 @@
 // The mock interview: start, resume upload, questions (typed or spoken
 // answers), demeanor snapshots, finish, and the report.
 
-import { ApiError, api, blobUrl, call, describeError, noteOffline, sleep } from './api.js';
+import { ApiError, NetworkError, api, blobUrl, call, describeError, noteOffline, sleep } from './api.js';
 import { currentUser, navigate } from './app.js';
 import { SPEECH_LANGUAGES, guessLanguage, speechCapabilities, startTranscription, unsupportedNotice } from './speech.js';
-import { fmtNumber, t } from './i18n.js';
+import { fmtNumber, locale, t } from './i18n.js';
 import './i18n/interview.js';
 import { alertBox, busy, clear, field, fmtTime, h, offlineBadge, scoreText, toast } from './ui.js';
 
@@ -18,9 +18,147 @@ function randomId() {
   return `web-${[...b].map((x) => x.toString(16).padStart(2, '0')).join('')}`;
 }
 
-// Answers being typed, by session and question: a language switch
-// re-renders the page, and what the candidate wrote must survive it.
-const drafts = new Map();
+// Answers being typed are kept per session and question in localStorage
+// until sent: a reload, a language switch or a closed tab loses nothing.
+const DRAFT_PREFIX = 'aimeeting.interview.draft.';
+const draftKey = (sid, qn) => `${DRAFT_PREFIX}${sid}.${qn}`;
+function loadDraft(sid, qn) { try { return localStorage.getItem(draftKey(sid, qn)) || ''; } catch { return ''; } }
+function saveDraft(sid, qn, text) {
+  try {
+    if (text) localStorage.setItem(draftKey(sid, qn), text);
+    else localStorage.removeItem(draftKey(sid, qn));
+  } catch { /* storage full or off: the draft lives in the page only */ }
+}
+/** Drops every draft of sid (the interview is over). */
+function dropDrafts(sid) {
+  const prefix = `${DRAFT_PREFIX}${sid}.`;
+  for (let i = localStorage.length - 1; i >= 0; i--) {
+    const k = localStorage.key(i);
+    if (k && k.startsWith(prefix)) localStorage.removeItem(k);
+  }
+}
+
+// The last answer's feedback, per session: {d (the answer response),
+// question, answer, next (the candidate went on to the next question)}, so
+// that a reload shows it again.
+const feedbackKey = (sid) => `aimeeting.interview.feedback.${sid}`;
+function loadFeedback(sid) {
+  try { return JSON.parse(localStorage.getItem(feedbackKey(sid)) || 'null'); } catch { return null; }
+}
+function saveFeedback(sid, fb) {
+  try {
+    if (fb) localStorage.setItem(feedbackKey(sid), JSON.stringify(fb));
+    else localStorage.removeItem(feedbackKey(sid));
+  } catch { /* the feedback lives in the page only */ }
+}
+
+/** Goes to path in place of the current history entry (Back skips it). */
+function replaceRoute(path) { location.replace(`#${path}`); }
+
+/** A server sentence ("the AI could not …") as a sentence: capital, full stop. */
+function sentence(msg) {
+  const s = String(msg || '').trim();
+  if (!s) return '';
+  const first = s[0].toUpperCase() + s.slice(1);
+  return /[.!?。！？]$/.test(first) ? first : `${first}${/\p{Script=Han}/u.test(first) ? '。' : '.'}`;
+}
+
+/**
+ * Shows a failed upload or answer in alert: the server's sentence for the
+ * candidate, a Retry button calling retry, and the request id for support;
+ * never the technical detail (that is in the server's log under the id).
+ * Errors the candidate fixes (4xx) are shown as before, without Retry.
+ */
+function showFailure(alert, e, retry, requestId) {
+  const serverSide = e instanceof NetworkError || (e instanceof ApiError && e.status >= 500) || !(e instanceof ApiError);
+  if (!serverSide) { alert.error(e); return; }
+  let msg = t('iv.fail.generic');
+  if (e instanceof NetworkError) msg = t('err.network');
+  else if (!(e instanceof ApiError) && e && e.message) msg = e.message; // the page's own words (t())
+  else if (e instanceof ApiError && e.message && e.status >= 500 && e.status !== 500) msg = sentence(e.message);
+  const id = (e instanceof ApiError && e.requestId) || requestId || '';
+  const retryBtn = h('button.btn.btn-primary.retry-btn', { type: 'button' }, t('iv.fail.retry'));
+  retryBtn.addEventListener('click', () => { alert.clear(); retry(); });
+  clear(alert.el,
+    h('p.failure-text', msg),
+    id ? h('p.support-ref', t('iv.fail.ref'), ' ', h('code', { translate: 'no' }, id)) : null,
+    h('div.row', retryBtn));
+  alert.el.className = 'alert alert-error failure';
+  alert.el.hidden = false;
+}
+
+/**
+ * The steps of a long AI request (upload or answer) with elapsed times,
+ * polled from GET /sessions/{sid}/progress/{requestId} while it runs.
+ */
+function progressPanel(sid) {
+  const title = h('p.progress-title');
+  const list = h('ol.steps', { 'aria-live': 'polite' });
+  const total = h('p.progress-elapsed');
+  const el = h('div.progress-panel', { hidden: true }, title, list, total);
+  let timer = 0;
+  let run = 0;
+  const secs = (ms) => t('iv.prog.seconds', { s: fmtNumber(Math.max(0, ms) / 1000, { maximumFractionDigits: 0 }) });
+  function render(p, kind, started) {
+    const steps = (p && p.steps) || (kind === 'upload' ? ['reading', 'profile', 'questions'] : ['scoring', 'review', 'followup']);
+    const entered = (p && p.entered) || [];
+    const at = new Map(entered.map((e, i) => [e.step, { i, t: Date.parse(e.startedAt) }]));
+    const current = p ? p.step : steps[0];
+    const items = [];
+    for (const step of steps) {
+      const e = at.get(step);
+      // review and follow-up happen only when the rules ask for them.
+      if (!e && step !== steps[0] && (step === 'review' || step === 'followup')) continue;
+      let state = 'pending';
+      let time = '';
+      if (e) {
+        const next = entered[e.i + 1];
+        if (next) {
+          state = 'done';
+          time = secs(Date.parse(next.startedAt) - e.t);
+        } else if (p.done || p.failed) {
+          state = p.failed ? 'failed' : 'done';
+          time = p.finishedAt ? secs(Date.parse(p.finishedAt) - e.t) : '';
+        } else {
+          state = 'current';
+          time = secs(p.stepElapsedMs);
+        }
+      } else if (!p && step === current) {
+        state = 'current';
+        time = secs(Date.now() - started);
+      }
+      items.push(h(`li.step.step-${state}`, { dataset: { step } },
+        h('span.step-mark', { 'aria-hidden': 'true' }, state === 'done' ? '✓' : state === 'current' ? '…' : state === 'failed' ? '✕' : '·'),
+        h('span.step-label', t(`iv.step.${step}`)), time ? h('span.step-time', time) : null));
+    }
+    clear(list, ...items);
+    total.textContent = t('iv.prog.elapsed', { time: secs(p ? p.elapsedMs : Date.now() - started) });
+  }
+  return {
+    el,
+    /** Starts showing the progress of requestId (kind 'upload' or 'answer'). */
+    start(requestId, kind) {
+      this.stop();
+      const my = ++run;
+      const started = Date.now();
+      title.textContent = t(kind === 'upload' ? 'iv.prog.upload' : 'iv.prog.answer');
+      el.hidden = false;
+      render(null, kind, started);
+      let last = null;
+      const poll = async () => {
+        try {
+          last = await api(`${P}/sessions/${enc(sid)}/progress/${enc(requestId)}`);
+        } catch { /* not started yet (404) or a blip: keep the last view */ }
+        if (my !== run) return;
+        render(last, kind, started);
+        if (last && (last.done || last.failed)) return;
+        timer = setTimeout(poll, 500);
+      };
+      timer = setTimeout(poll, 250);
+    },
+    stop() { run += 1; clearTimeout(timer); el.hidden = true; },
+  };
+}
 
 function mainNo(qn) { return parseInt(String(qn).split('-')[0], 10) || 0; }
 
@@ -156,7 +294,9 @@ async function sessionView(root, sid, onCleanup) {
     return;
   }
   noteOffline(restore.offline);
-  if (restore.status === 'FINISHED') { navigate(`/interview/report/${enc(sid)}`); return; }
+  // The session's page of a finished interview is the report: in place of
+  // this history entry, so that Back from the report leaves it.
+  if (restore.status === 'FINISHED') { replaceRoute(`/interview/report/${enc(sid)}`); return; }
   if (restore.status === 'ABANDONED') {
     localStorage.removeItem(LAST_KEY);
     alert.info(t('iv.abandoned'));
@@ -179,15 +319,37 @@ async function sessionView(root, sid, onCleanup) {
   await questionStep(root, sid, onCleanup, restore);
 }
 
+/**
+ * Uploads a resume with a fresh request id, showing the steps in panel
+ * while it runs; returns the response's data or throws (the request id is
+ * on the error as requestId when the server gave none).
+ */
+async function uploadResume(sid, fd, alert, panel) {
+  const requestId = randomId();
+  fd.set('requestId', requestId);
+  panel.start(requestId, 'upload');
+  try {
+    const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/interview-questions`, { method: 'POST', form: fd }), alert);
+    return r.data;
+  } catch (e) {
+    if (e && !e.requestId) e.requestId = requestId;
+    throw e;
+  } finally {
+    panel.stop();
+  }
+}
+
 function uploadStep(root, sid, onCleanup) {
   const alert = alertBox();
+  const panel = progressPanel(sid);
+  onCleanup(() => panel.stop());
   const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT, required: true });
   const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: t('iv.up.targetPlaceholder') });
   const submit = h('button.btn.btn-primary', { type: 'submit' }, t('iv.up.submit'));
   const form = h('form.stack',
     field(t('iv.up.fileLabel'), file).wrap,
     field(t('iv.up.target'), target, t('iv.up.targetHint')).wrap,
-    alert.el, h('div.row', submit));
+    h('div.row', submit), alert.el);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     alert.clear();
@@ -199,13 +361,12 @@ function uploadStep(root, sid, onCleanup) {
       fd.append('resumePdf', f);
       if (target.value.trim()) fd.append('confirmedTarget', target.value.trim());
       try {
-        const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/interview-questions`, { method: 'POST', form: fd }), alert);
-        readyStep(root, sid, onCleanup, readyInfo(r.data));
-      } catch (e) { alert.error(e); }
+        readyStep(root, sid, onCleanup, readyInfo(await uploadResume(sid, fd, alert, panel)));
+      } catch (e) { showFailure(alert, e, () => form.requestSubmit()); }
     }, t('iv.up.reading'));
   });
   clear(root, h('section.card', h('h1', t('iv.up.title')),
-    h('p.muted', t('iv.up.intro')), form));
+    h('p.muted', t('iv.up.intro')), form, panel.el));
   file.focus();
 }
 
@@ -248,11 +409,13 @@ function readyStep(root, sid, onCleanup, info) {
   let replaceCard = null;
   if (info.canReplace) {
     const alert = alertBox();
+    const panel = progressPanel(sid);
+    onCleanup(() => panel.stop());
     const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT });
     const submit = h('button.btn', { type: 'submit' }, t('iv.ready.replace'));
     const form = h('form.stack',
       field(t('iv.ready.newFile'), file).wrap,
-      alert.el, h('div.row', submit));
+      h('div.row', submit), panel.el, alert.el);
     form.addEventListener('submit', async (ev) => {
       ev.preventDefault();
       alert.clear();
@@ -263,11 +426,10 @@ function readyStep(root, sid, onCleanup, info) {
         const fd = new FormData();
         fd.append('resumePdf', f);
         try {
-          const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/interview-questions`, { method: 'POST', form: fd }), alert);
-          readyStep(root, sid, onCleanup, readyInfo(r.data));
+          readyStep(root, sid, onCleanup, readyInfo(await uploadResume(sid, fd, alert, panel)));
           toast(t('iv.ready.replaced'), 'success');
         } catch (e) {
-          alert.error(e);
+          showFailure(alert, e, () => form.requestSubmit());
           // The interview was started elsewhere: replacing is over.
           if (e instanceof ApiError && e.status === 409 && /started/.test(e.message || '')) form.hidden = true;
         }
@@ -328,19 +490,23 @@ async function questionStep(root, sid, onCleanup, restore) {
   const badge = h('span.badge.badge-followup', { hidden: true }, t('iv.q.followUp'));
   const qTitle = h('h2.question-title', { tabindex: '-1' });
   const qText = h('p.question-text', { 'data-user-content': '' });
-  const answer = h('textarea', { rows: 7, maxlength: 5000, name: 'answerContent', required: true, placeholder: t('iv.q.placeholder') });
+  const answer = h('textarea', { rows: 7, maxlength: 5000, name: 'answerContent', required: true, placeholder: t('iv.q.placeholder'), 'aria-describedby': 'answer-shortcut' });
   const counter = h('small.muted', counterText(0));
   const submit = h('button.btn.btn-primary', { type: 'submit' }, t('iv.q.submit'));
   const voiceBtn = h('button.btn', { type: 'button', 'aria-pressed': 'false' }, t('iv.q.voice'));
   const voiceStatus = h('small.muted.voice-status', { 'aria-live': 'polite' });
+  const voiceLevel = h('meter.voice-level', { min: 0, max: 1, low: 0.05, value: 0, 'aria-label': t('iv.voice.level'), hidden: true });
   const voiceLang = h('select.voice-lang', { name: 'speechLanguage', 'aria-label': t('iv.q.speechLang') },
     SPEECH_LANGUAGES.map((l) => h('option', { value: l.tag, lang: l.tag }, l.label)));
   const voiceNotice = h('p.voice-notice', { id: 'voice-notice', role: 'status', hidden: true });
-  const feedback = h('div.feedback', { 'aria-live': 'polite' });
-  const runScore = h('p.muted');
+  const feedback = h('div.feedback');
+  const previous = h('div.previous-feedback');
+  const panel = progressPanel(sid);
+  onCleanup(() => panel.stop());
+  const runScore = h('p.muted.run-score');
   const finishBtn = h('button.btn', { type: 'button' }, t('iv.q.endEarly'));
   const finishCard = h('section.card.finish-card', { hidden: true },
-    h('h2', t('iv.q.allDone')),
+    h('h2', { tabindex: '-1' }, t('iv.q.allDone')),
     h('p', t('iv.q.wellDone')),
     h('button.btn.btn-primary#finish', { type: 'button', onclick: (e) => finish(e.currentTarget) }, t('iv.q.finish')));
 
@@ -349,11 +515,23 @@ async function questionStep(root, sid, onCleanup, restore) {
     h('div.progress-row', progressText, badge), progressBar,
     qTitle, qText,
     h('form.stack', { onsubmit: (e) => { e.preventDefault(); submitAnswer(); } },
-      answerField.wrap, h('div.row.between', h('div.row.voice-row', voiceLang, voiceBtn, voiceStatus), counter),
+      answerField.wrap,
+      h('div.row.between', h('div.row.voice-row', voiceLang, voiceBtn, voiceLevel, voiceStatus), counter),
       voiceNotice,
-      h('div.row', submit)));
+      h('div.row.submit-row', submit, h('small.muted.shortcut', { id: 'answer-shortcut' }, t('iv.q.shortcut'))),
+      panel.el, status, alert.el));
 
-  answer.addEventListener('input', () => { counter.textContent = counterText(answer.value.length); });
+  answer.addEventListener('input', () => {
+    counter.textContent = counterText(answer.value.length);
+    if (cur && cur.questionNumber && !cur.finished) saveDraft(sid, cur.questionNumber, answer.value);
+  });
+  // Ctrl+Enter (Cmd+Enter on a Mac) sends, as in chat.
+  answer.addEventListener('keydown', (e) => {
+    if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) {
+      e.preventDefault();
+      if (!submit.disabled) submitAnswer();
+    }
+  });
 
   function show(q) {
     cur = q;
@@ -363,7 +541,6 @@ async function questionStep(root, sid, onCleanup, restore) {
       finishCard.hidden = false;
       finishBtn.hidden = true;
       progressBar.value = total;
-      finishCard.querySelector('button').focus();
       return;
     }
     questionCard.hidden = false;
@@ -376,12 +553,13 @@ async function questionStep(root, sid, onCleanup, restore) {
     qTitle.textContent = q.isFollowUp ? t('iv.q.followUpTitle', { qn: q.questionNumber }) : t('iv.q.questionTitle', { qn: q.questionNumber });
     qText.textContent = q.questionContent;
     if (!langPicked) { voiceLang.value = guessLanguage(q.questionContent); updateVoiceLang(); }
-    const key = `${sid}/${q.questionNumber}`;
-    answer.value = drafts.get(key) || '';
-    drafts.delete(key);
+    answer.value = loadDraft(sid, q.questionNumber);
     counter.textContent = counterText(answer.value.length);
     if (q.totalScore !== null && q.totalScore !== undefined) runScore.textContent = t('iv.q.runningScore', { score: q.totalScore });
   }
+
+  /** What comes after an answer, from its response. */
+  const nextOf = (d) => ({ ...d, questionNumber: d.nextQuestionNumber, questionContent: d.nextQuestion, isFollowUp: d.isFollowUp, finished: d.finished || !d.nextQuestionNumber });
 
   // The pending answer keeps its requestId so that a retry is the same request.
   let pending = null;
@@ -391,10 +569,11 @@ async function questionStep(root, sid, onCleanup, restore) {
     if (!text) { alert.info(t('iv.q.writeFirst')); answer.focus(); return; }
     if (recorder) await stopVoice();
     if (!pending || pending.qn !== cur.questionNumber || pending.text !== text) {
-      pending = { qn: cur.questionNumber, text, requestId: randomId() };
+      pending = { qn: cur.questionNumber, question: cur.questionContent, text, requestId: randomId() };
     }
     const body = { questionNumber: pending.qn, answerContent: pending.text, requestId: pending.requestId };
     await busy(submit, async () => {
+      panel.start(pending.requestId, 'answer');
       try {
         let r;
         for (let attempt = 0; ; attempt++) {
@@ -405,34 +584,95 @@ async function questionStep(root, sid, onCleanup, restore) {
           await sleep(1500);
         }
         status.textContent = '';
+        panel.stop();
+        const sent = pending;
         pending = null;
-        const d = r.data;
-        showFeedback(d);
-        show({ ...d, questionNumber: d.nextQuestionNumber, questionContent: d.nextQuestion, isFollowUp: d.isFollowUp, finished: d.finished || !d.nextQuestionNumber });
-        if (!d.finished) qTitle.focus();
+        saveDraft(sid, sent.qn, '');
+        const fb = { d: r.data, question: sent.question, answer: sent.text, next: false };
+        saveFeedback(sid, fb);
+        showFeedback(fb, true);
       } catch (e) {
         status.textContent = '';
+        panel.stop();
         if (e instanceof ApiError && e.status === 409 && e.data && typeof e.data === 'object' && 'questionNumber' in e.data) {
           pending = null;
           const keep = answer.value;
           show(e.data);
-          if (!e.data.finished) answer.value = keep;
+          if (!e.data.finished && e.data.questionNumber) {
+            answer.value = keep;
+            saveDraft(sid, e.data.questionNumber, keep);
+          }
           alert.info(e.data.questionNumber ? t('iv.q.currentN', { msg: e.message, qn: e.data.questionNumber }) : t('iv.q.current', { msg: e.message }));
         } else {
-          alert.error(e);
+          showFailure(alert, e, submitAnswer, pending && pending.requestId);
         }
       }
     }, t('iv.q.evaluating'));
   }
 
-  function showFeedback(d) {
+  /** The card of one answer's feedback: what was asked, what was answered, the verdict. */
+  function feedbackCard(fb, active) {
+    const d = fb.d;
     if (d.offline) noteOffline(true);
-    clear(feedback, h('section.card.feedback-card',
-      h('h3', t(/-F/i.test(d.questionNumber || '') ? 'iv.fb.followUp' : 'iv.fb.question', { qn: d.questionNumber }), d.offline ? offlineBadge() : null),
-      h('p.score-line', h('strong.score', scoreText(d.score)), t('iv.fb.outOf'), d.level ? h('span.level', ` · ${levelLabel(d.level)}`) : null),
-      d.scoreHidden ? h('p.muted', { 'data-user-content': '' }, d.scoreHidden) : null,
-      h('p', { 'data-user-content': '' }, d.feedback || ''),
-      d.totalScore !== null && d.totalScore !== undefined ? h('p.muted', t('iv.fb.running', { score: d.totalScore })) : null));
+    const follow = /-F/i.test(d.questionNumber || '');
+    const heading = h('h2.feedback-title', { id: active ? 'feedback-title' : null }, t(follow ? 'iv.fb.followUp' : 'iv.fb.question', { qn: d.questionNumber }), d.offline ? offlineBadge() : null);
+    const hidden = d.score === null || d.score === undefined;
+    const body = [
+      h('p.score-line',
+        hidden ? h('strong.score.score-hidden', t('iv.fb.noScore')) : [h('strong.score', scoreText(d.score)), t('iv.fb.outOf')],
+        d.level ? h('span.level', ` · ${levelLabel(d.level)}`) : null),
+      d.scoreHidden ? h('p.score-hidden-reason', h('span', t('iv.fb.whyNoScore')), ' ', h('span', { 'data-user-content': '' }, d.scoreHidden)) : null,
+      h('dl.fb-qa',
+        h('dt', t('iv.fb.asked')), h('dd.fb-question', { 'data-user-content': '' }, fb.question || d.questionContent || ''),
+        h('dt', t('iv.fb.yourAnswer')), h('dd.fb-answer', { 'data-user-content': '' }, fb.answer || '')),
+      d.feedback ? [h('h3', t('iv.fb.noted')), h('p.fb-text', { 'data-user-content': '' }, d.feedback)] : null,
+      d.totalScore !== null && d.totalScore !== undefined ? h('p.muted', t('iv.fb.running', { score: d.totalScore })) : null,
+    ];
+    if (!active) {
+      return h('details.card.feedback-prev', h('summary', t('iv.fb.previous', { qn: d.questionNumber })), ...body);
+    }
+    const finished = d.finished || !d.nextQuestionNumber;
+    const marker = finished ? t('iv.fb.last') : d.isFollowUp ? t('iv.fb.followUpNext') : t('iv.fb.nextMain', { qn: d.nextQuestionNumber });
+    const nextBtn = h('button.btn.btn-primary.next-btn', { type: 'button' },
+      finished ? t('iv.fb.toFinish') : d.isFollowUp ? t('iv.fb.nextFollowUp') : t('iv.fb.next'));
+    nextBtn.addEventListener('click', () => goNext(fb));
+    return h('section.card.feedback-card', { tabindex: '-1', 'aria-labelledby': 'feedback-title' },
+      heading, ...body,
+      h(d.isFollowUp && !finished ? 'p.fb-marker.fb-marker-followup' : 'p.fb-marker', marker),
+      h('div.row.next-row', nextBtn));
+  }
+
+  /**
+   * Shows the feedback on the answer just sent in place of the question;
+   * the next question waits for the candidate's "Next question". focus
+   * scrolls the card into view and moves focus to it.
+   */
+  function showFeedback(fb, focus) {
+    questionCard.hidden = true;
+    finishCard.hidden = true;
+    clear(previous);
+    const card = feedbackCard(fb, true);
+    clear(feedback, card);
+    if (fb.d.totalScore !== null && fb.d.totalScore !== undefined) runScore.textContent = t('iv.q.runningScore', { score: fb.d.totalScore });
+    if (focus) {
+      // Below the sticky header (two rows on a phone), not under it.
+      const bar = document.getElementById('topbar');
+      const top = card.getBoundingClientRect().top + window.scrollY - (bar ? bar.getBoundingClientRect().height : 0) - 8;
+      window.scrollTo(0, Math.max(0, top));
+      card.focus({ preventScroll: true });
+    }
+  }
+
+  /** The candidate is ready: the next question (or the finish), the feedback kept folded below it. */
+  function goNext(fb) {
+    fb.next = true;
+    saveFeedback(sid, fb);
+    clear(feedback);
+    clear(previous, feedbackCard(fb, false));
+    show(nextOf(fb.d));
+    window.scrollTo(0, 0);
+    if (cur.finished || !cur.questionNumber) finishCard.querySelector('h2').focus();
+    else qTitle.focus();
   }
 
   async function finish(btn) {
@@ -440,8 +680,11 @@ async function questionStep(root, sid, onCleanup, restore) {
       try {
         await withRetries(() => call(`${P}/sessions/${enc(sid)}/finish`, { method: 'PUT' }), alert);
         localStorage.removeItem(LAST_KEY);
-        navigate(`/interview/report/${enc(sid)}`);
-      } catch (e) { alert.error(e); }
+        dropDrafts(sid);
+        saveFeedback(sid, null);
+        // The report takes the session page's place in the history.
+        replaceRoute(`/interview/report/${enc(sid)}`);
+      } catch (e) { showFailure(alert, e, () => finish(btn)); }
     }, t('iv.finish.building'));
   }
   let confirmEnd = false;
@@ -474,18 +717,28 @@ async function questionStep(root, sid, onCleanup, restore) {
 
   let recorder = null;
   let voicePrefix = '';
+  let heard = '';
   async function startVoice() {
     alert.clear();
+    voiceStatus.classList.remove('voice-empty');
     voiceStatus.textContent = t('iv.voice.connecting');
+    heard = '';
     try {
       const user = await currentUser();
       voicePrefix = answer.value ? `${answer.value.replace(/\s+$/, '')} ` : '';
       recorder = await startTranscription(user.id, {
-        onText: (txt) => { answer.value = voicePrefix + txt; counter.textContent = counterText(answer.value.length); },
+        onText: (txt) => {
+          heard = txt;
+          answer.value = voicePrefix + txt;
+          counter.textContent = counterText(answer.value.length);
+          if (cur && cur.questionNumber) saveDraft(sid, cur.questionNumber, answer.value);
+        },
         onStatus: (s) => { voiceStatus.textContent = s; },
         onError: (m) => { voiceStatus.textContent = ''; alert.info(t('iv.voice.error', { msg: m })); stopVoice(); },
+        onLevel: (v) => { voiceLevel.value = v; },
       }, voiceLang.value);
       voiceLang.disabled = true;
+      voiceLevel.hidden = false;
       voiceBtn.textContent = t('iv.q.stopVoice');
       voiceBtn.setAttribute('aria-pressed', 'true');
       voiceBtn.classList.add('recording');
@@ -502,32 +755,64 @@ async function questionStep(root, sid, onCleanup, restore) {
     voiceBtn.setAttribute('aria-pressed', 'false');
     voiceBtn.classList.remove('recording');
     voiceLang.disabled = false;
+    voiceLevel.hidden = true;
+    voiceLevel.value = 0;
     if (r) {
       voiceStatus.textContent = t('iv.voice.finishing');
-      await r.stop();
-      voiceStatus.textContent = t('iv.voice.done');
+      const text = await r.stop();
+      const empty = !String(text || heard || '').trim();
+      voiceStatus.classList.toggle('voice-empty', empty);
+      voiceStatus.textContent = empty ? t('iv.voice.nothing') : t('iv.voice.done');
     }
   }
   voiceBtn.addEventListener('click', () => (recorder ? stopVoice() : startVoice()));
   onCleanup(() => { if (recorder) recorder.stop(); });
-  onCleanup(() => {
-    if (cur && cur.questionNumber && !cur.finished && answer.value) drafts.set(`${sid}/${cur.questionNumber}`, answer.value);
-  });
 
   const camera = cameraPanel(sid, alert, onCleanup);
 
   clear(root,
     h('div.interview-layout',
       h('div.interview-main',
-        h('div.row.between', h('h1', t('iv.title'), restore.offline ? offlineBadge() : null), runScore),
-        restore.interviewType ? h('p.muted', { 'data-user-content': '' }, restore.interviewType) : null,
-        alert.el, status, questionCard, finishCard, feedback),
-      h('aside.interview-side', camera, h('section.card', h('h2', t('iv.finish.title')), h('p.muted', t('iv.finish.intro')), finishBtn))));
+        h('div.iv-head',
+          h('h1', t('iv.title'), restore.offline ? offlineBadge() : null),
+          restore.interviewType ? h('span.iv-direction', { 'data-user-content': '' }, restore.interviewType) : null,
+          runScore),
+        questionCard, feedback, finishCard, previous),
+      h('aside.interview-side', camera, h('section.card', h('h2', t('iv.finish.title')), h('p.muted', t('iv.finish.intro')),
+        h('div.row', finishBtn, h('a.btn.btn-ghost.live-report-link', { href: `#/interview/report/${enc(sid)}` }, t('iv.q.liveReport')))))));
   show(cur);
-  if (!cur.finished) answer.focus();
+
+  // After a reload: the last feedback again, waiting for "Next question"
+  // when the candidate had not gone on yet, else folded below the question.
+  const last = loadFeedback(sid);
+  const lastNext = last && last.d ? nextOf(last.d) : null;
+  const matches = lastNext && (lastNext.finished ? cur.finished || !cur.questionNumber : lastNext.questionNumber === cur.questionNumber);
+  if (matches && !last.next) {
+    showFeedback(last, false);
+    feedback.querySelector('.next-btn').focus();
+    return;
+  }
+  if (matches) clear(previous, feedbackCard(last, false));
+  if (cur.finished || !cur.questionNumber) finishCard.querySelector('button').focus();
+  else answer.focus();
 }
 
+/**
+ * The demeanor panel: the camera is offered only when the server says the
+ * model of the demeanor stage can see images (GET /capabilities); else one
+ * sentence says why not.
+ */
 function cameraPanel(sid, alert, onCleanup) {
+  const body = h('div.camera-body', h('p.muted', t('iv.cam.checking')));
+  const card = h('section.card.camera', h('h2', t('iv.cam.title')), body);
+  api(`${P}/capabilities?language=${enc(locale())}`).then((c) => {
+    if (c && c.demeanor && c.demeanor.available) clear(body, cameraControls(sid, alert, onCleanup));
+    else clear(body, h('p.demeanor-off', sentence(c && c.demeanor && c.demeanor.reason) || t('iv.cam.noVisionSentence')));
+  }).catch(() => { clear(body, h('p.demeanor-off', t('iv.cam.unknown'))); });
+  return card;
+}
+
+function cameraControls(sid, alert, onCleanup) {
   const video = h('video', { autoplay: true, muted: true, playsinline: true, 'aria-label': t('iv.cam.preview'), hidden: true });
   const canvas = h('canvas', { hidden: true });
   const onBtn = h('button.btn', { type: 'button' }, t('iv.cam.on'));
@@ -535,7 +820,7 @@ function cameraPanel(sid, alert, onCleanup) {
   const result = h('div.demeanor', { 'aria-live': 'polite' });
   let stream = null;
   const stop = () => {
-    if (stream) stream.getTracks().forEach((t) => t.stop());
+    if (stream) stream.getTracks().forEach((tr) => tr.stop());
     stream = null;
     video.srcObject = null;
     video.hidden = true;
@@ -567,7 +852,8 @@ function cameraPanel(sid, alert, onCleanup) {
       const r = await withRetries(() => call(`${P}/sessions/${enc(sid)}/demeanor-evaluation`, { method: 'POST', form: fd }), alert);
       const d = r.data;
       if (!d.assessed) {
-        clear(result, h('p.not-assessed', h('strong', t('iv.cam.notAssessed')), ' — ', d.message || t('iv.cam.noVision')));
+        // The server's sentence says it all: no second "not assessed" before it.
+        clear(result, h('p.not-assessed', sentence(d.message) || t('iv.cam.noVisionSentence')));
       } else {
         clear(result, h('dl.facts',
           h('dt', t('iv.cam.panic')), h('dd', scoreText(d.panicLevel)),
@@ -578,10 +864,7 @@ function cameraPanel(sid, alert, onCleanup) {
       }
     } catch (e) { alert.error(e); }
   }, t('iv.cam.assessing')));
-  return h('section.card.camera',
-    h('h2', t('iv.cam.title')),
-    h('p.muted', t('iv.cam.intro')),
-    video, canvas, h('div.row', onBtn, snapBtn), result);
+  return [h('p.muted', t('iv.cam.intro')), video, canvas, h('div.row', onBtn, snapBtn), result];
 }
 
 // ---------------------------------------------------------------- report
@@ -617,28 +900,42 @@ async function reportView(root, sid, onCleanup) {
       h('h3', t(p.isFollowUp ? 'iv.rep.followUpN' : 'iv.rep.questionN', { qn: p.questionNumber }), p.isFollowUp ? h('span.badge.badge-followup', t('iv.rep.followUpBadge')) : null),
       h('span.score-pill', `${scoreText(p.score)}${p.level ? ` · ${levelLabel(p.level)}` : ''}`)),
     h('p.q', { 'data-user-content': '' }, p.questionContent),
-    h('details', h('summary', t('iv.rep.yourAnswer')), h('p.answer', { 'data-user-content': '' }, p.answerContent)),
+    h('details.screen-only', h('summary', t('iv.rep.yourAnswer')), h('p.answer', { 'data-user-content': '' }, p.answerContent)),
+    // On paper the answer is printed open (a closed <details> would hide it).
+    h('div.print-only', h('h4', t('iv.rep.yourAnswer')), h('p.answer', { 'data-user-content': '' }, p.answerContent)),
     p.scoreHidden ? h('p.muted', { 'data-user-content': '' }, p.scoreHidden) : null,
     p.feedback ? h('p.feedback-text', { 'data-user-content': '' }, p.feedback) : null,
     p.needsReview ? h('p.muted', t('iv.rep.review')) : null));
 
-  const tiles = [
-    ['iv.rep.tileInterview', rep.interviewScore], ['iv.rep.tileResume', rep.resumeScore], ['iv.rep.tileDemeanor', rep.demeanorScore],
-    ['iv.rep.tilePotential', rep.radarChart ? rep.radarChart.potentialIndex : null],
-  ].map(([key, v]) => h('div.tile', h('span.tile-value', scoreText(v)), h('span.tile-label', t(key)),
-    key === 'iv.rep.tileDemeanor' && (v === null || v === undefined) ? h('small.muted', t('iv.rep.notAssessed')) : null));
+  const answered = rep.answeredCount ?? rep.playbackItems?.length ?? 0;
+  // Potential is derived from the interview score: with no answer there is none.
+  const tileDefs = [['iv.rep.tileInterview', rep.interviewScore], ['iv.rep.tileResume', rep.resumeScore], ['iv.rep.tileDemeanor', rep.demeanorScore]];
+  const potential = rep.radarChart ? rep.radarChart.potentialIndex : null;
+  if (answered > 0 && potential !== null && potential !== undefined) tileDefs.push(['iv.rep.tilePotential', potential]);
+  const tiles = tileDefs.map(([key, v]) => h('div.tile', h('span.tile-value', scoreText(v)), h('span.tile-label', t(key)),
+    (key === 'iv.rep.tileDemeanor' || key === 'iv.rep.tileInterview') && (v === null || v === undefined) ? h('small.muted', t('iv.rep.notAssessed')) : null));
+
+  const meta = [
+    rep.interviewDirection ? h('span', { 'data-user-content': '' }, rep.interviewDirection) : null,
+    t('iv.rep.metaAnswers', { answers: answered }),
+    rep.durationSeconds !== null && rep.durationSeconds !== undefined ? t('iv.rep.metaMinutes', { minutes: Math.max(1, Math.round(rep.durationSeconds / 60)) }) : null,
+    rep.final !== false && rep.endTime ? fmtTime(rep.endTime) : null,
+  ].filter(Boolean).flatMap((x, i) => (i ? [' · ', x] : [x]));
+  const live = rep.final === false;
+  const printBtn = h('button.btn', { type: 'button', onclick: () => window.print() }, t('iv.rep.print'));
 
   clear(root,
     h('section.card.report',
-      h('div.row.between', h('h1', t('iv.reportTitle'), rep.offline ? offlineBadge() : null),
-        h('a.btn', { href: '#/interview' }, t('iv.rep.new'))),
-      h('p.muted', ...withUser('iv.rep.meta', {
-        answers: rep.answeredCount ?? rep.playbackItems?.length ?? 0,
-        minutes: Math.round((rep.durationSeconds || 0) / 60),
-        time: fmtTime(rep.endTime),
-      }, 'direction', rep.interviewDirection || '')),
+      h('div.row.between.report-head',
+        h('h1', t('iv.reportTitle'), rep.offline ? offlineBadge() : null, live ? h('span.badge.badge-live', t('iv.rep.liveBadge')) : null),
+        h('div.row.report-actions', printBtn, live ? h('a.btn', { href: `#/interview/s/${enc(sid)}` }, t('iv.rep.backToInterview')) : null,
+          h('a.btn', { href: '#/interview' }, t('iv.rep.new')))),
+      h('p.muted.report-meta', ...meta),
+      live ? h('p.alert.alert-info.report-live', t('iv.rep.liveNote')) : null,
+      // In the session's language, like the review: marked as such.
+      rep.notAssessedReason ? h('p.not-assessed.report-not-assessed', { 'data-user-content': '' }, sentence(rep.notAssessedReason)) : null,
       alert.el,
-      h('div.tiles', ...tiles),
+      h('div.tiles', { class: `tiles tiles-${tiles.length}` }, ...tiles),
       h('div.report-grid', radarBox, h('div', h('h2', t('iv.rep.dimensions')), h('ul.dims', ...dims)))),
     h('section.card', h('h2', t('iv.rep.reviewTitle')), h('p.overall', { 'data-user-content': '' }, fb.overallComment || ''),
       listOf(t('iv.rep.highlights'), fb.highlights), listOf(t('iv.rep.improve'), fb.improvementTips), listOf(t('iv.rep.next'), fb.nextActions)),

@@ -54,12 +54,14 @@ export function unsupportedNotice(caps, lang) {
 
 /**
  * Starts a transcription. handlers: {onText(fullText, {final, committed, live}),
- * onStatus(text), onError(message)}; language: the spoken language's tag
- * ('zh-CN', 'en'), or '' to leave it to the server. Returns
- * {stop(): Promise<string>} with the final text.
+ * onStatus(text), onError(message), onLevel(0..1)}; language: the spoken
+ * language's tag ('zh-CN', 'en'), or '' to leave it to the server. onLevel
+ * gets the microphone's input level about ten times a second while
+ * recording (0 once stopped). Returns {stop(): Promise<string>} with the
+ * final text ('' when nothing was recognised).
  */
 export async function startTranscription(userId, handlers, language = '') {
-  const { onText = () => {}, onStatus = () => {}, onError = () => {} } = handlers;
+  const { onText = () => {}, onStatus = () => {}, onError = () => {}, onLevel = () => {} } = handlers;
   if (!navigator.mediaDevices || !navigator.mediaDevices.getUserMedia) {
     throw new Error(t('sp.noMic'));
   }
@@ -81,17 +83,25 @@ export async function startTranscription(userId, handlers, language = '') {
   const url = `${proto}//${location.host}${BASE}/xunfei/audio-to-text/${encodeURIComponent(userId)}`;
   const ws = new WebSocket(url, ['aimeeting.v1', getToken()]);
   ws.binaryType = 'arraybuffer';
-  let ctx; let node; let source;
+  let ctx; let node; let source; let analyser; let meter = 0;
+  let released = false;
   let lastText = '';
   let finalResolve;
   const finalSeen = new Promise((r) => { finalResolve = r; });
   let opened = false;
 
+  // release runs on stop and again on the socket's close; it acts once,
+  // since closing an AudioContext that is closed or closing throws
+  // InvalidStateError.
   const release = () => {
+    if (released) return;
+    released = true;
+    if (meter) clearInterval(meter);
+    meter = 0;
+    onLevel(0);
     try { node && node.disconnect(); } catch { /* ignore */ }
     try { source && source.disconnect(); } catch { /* ignore */ }
-    // release runs on stop and again on the socket's close: closing a
-    // closed AudioContext rejects.
+    try { analyser && analyser.disconnect(); } catch { /* ignore */ }
     if (ctx && ctx.state !== 'closed') ctx.close().catch(() => {});
     stream.getTracks().forEach((t) => t.stop());
   };
@@ -142,7 +152,20 @@ export async function startTranscription(userId, handlers, language = '') {
 
   ctx = new AudioContext();
   await ctx.audioWorklet.addModule('/assets/js/pcm-worklet.js');
+  if (released) return { async stop() { return lastText; } };
   source = ctx.createMediaStreamSource(stream);
+  // The level meter: the RMS of the last few milliseconds, scaled so that
+  // speech at a normal distance fills most of the bar.
+  analyser = ctx.createAnalyser();
+  analyser.fftSize = 1024;
+  source.connect(analyser);
+  const samples = new Float32Array(analyser.fftSize);
+  meter = setInterval(() => {
+    analyser.getFloatTimeDomainData(samples);
+    let sum = 0;
+    for (const v of samples) sum += v * v;
+    onLevel(Math.min(1, Math.sqrt(sum / samples.length) * 4));
+  }, 100);
   node = new AudioWorkletNode(ctx, 'pcm-capture');
   node.port.onmessage = (ev) => { if (ws.readyState === WebSocket.OPEN) ws.send(ev.data); };
   source.connect(node);
