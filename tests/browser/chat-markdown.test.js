@@ -254,7 +254,7 @@ test('admin: test connection ok and failing, save warning, delete asks first', {
 test('shell: errors as sentences with the request id; a page that cannot load offers a reload; plurals', { timeout: 60000 }, async (t) => {
   const { page } = browser;
   t.after(() => page.unrouteAll({ behavior: 'ignoreErrors' }));
-  // A 409 reads as the server's sentence, without "Conflict:", and names the request for support.
+  // A 409 reads as the server's sentence, without "Conflict:".
   await page.route('**/api/xunzhi/v1/ai/conversations?*', (route) => route.fulfill({
     status: 409, contentType: 'application/json',
     body: JSON.stringify({ code: 'A000409', message: 'This conversation was changed in another tab.', requestId: 'rid-409', data: null }),
@@ -262,7 +262,17 @@ test('shell: errors as sentences with the request id; a page that cannot load of
   await page.goto(`${server.base}/#/chat`);
   const alert = page.locator('.alert-error').first();
   await alert.waitFor();
-  assert.equal(await alert.textContent(), 'This conversation was changed in another tab.Reference for support: rid-409');
+  assert.equal(await alert.textContent(), 'This conversation was changed in another tab.');
+  await page.unrouteAll({ behavior: 'ignoreErrors' });
+  // A server failure: a sentence and the request id to give support.
+  await page.route('**/api/xunzhi/v1/ai/conversations?*', (route) => route.fulfill({
+    status: 500, contentType: 'application/json',
+    body: JSON.stringify({ code: 'B000001', message: '', requestId: 'rid-500', data: null }),
+  }));
+  await page.reload();
+  await alert.waitFor();
+  assert.equal(await alert.textContent(), 'Something went wrong on the server. Try again in a moment.Reference for support: rid-500');
+  assert.equal(await alert.locator('code').textContent(), 'rid-500');
   await page.unrouteAll({ behavior: 'ignoreErrors' });
 
   // A view whose code cannot be fetched (an update, a dropped connection): a sentence and Reload.

@@ -138,11 +138,16 @@ export function describeError(err) {
     if (['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError'].includes(err.name)) return t('err.unexpected');
     return err.message || String(err);
   }
-  const msg = err.message;
+  // The server's sentence, when it gave one (not "HTTP 500").
+  const msg = err.hasMessage ? err.message : '';
+  return sentenceFor(err, msg).trim();
+}
+
+function sentenceFor(err, msg) {
   switch (err.status) {
     // The server's own sentence says what to fix; no "Conflict:" before it.
     case 404: case 409: case 413: case 422:
-      return err.hasMessage ? msg : t(`err.${err.status}`);
+      return msg || t(`err.${err.status}`);
     case 400: case 401: case 403:
       return t(`err.${err.status}`, { msg });
     case 429: return t('err.429', { s: err.retryAfter ?? 1, msg });
@@ -150,7 +155,7 @@ export function describeError(err) {
       return t(`err.${err.status}`, { msg });
     default:
       if (err.status >= 500) return t('err.5xx', { msg });
-      return msg;
+      return msg || err.message;
   }
 }
 

@@ -65,10 +65,11 @@ export function alertBox() {
   return {
     el,
     error(err) {
-      // A sentence; the request id for support; a reload button when the
-      // page could not load its own code.
+      // A sentence; for a server failure the request id for support
+      // (what to fix is said in the sentence otherwise); a reload button
+      // when the page could not load its own code.
       clear(el, describeError(err),
-        err && err.requestId ? h('small.err-ref', t('err.ref'), h('code', { translate: 'no' }, err.requestId)) : null,
+        err && err.requestId && err.status >= 500 ? h('small.err-ref', t('err.ref'), h('code', { translate: 'no' }, err.requestId)) : null,
         isLoadFailure(err) ? h('div', h('button.btn.btn-small', { type: 'button', onclick: () => location.reload() }, t('err.reload'))) : null);
       el.className = 'alert alert-error';
       el.hidden = false;
