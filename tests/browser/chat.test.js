@@ -3,7 +3,7 @@
 // conversation is listed and its history reloads.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launchBrowser, screenshot, registerAndLogin } from './helpers.js';
+import { startServer, launchBrowser, registerAndLogin } from './helpers.js';
 
 let server;
 let browser;
@@ -73,7 +73,7 @@ test('chat streams the answer incrementally and keeps the history', { timeout: 1
   await page.locator('.msg-user .msg-content').first().waitFor();
   assert.equal(await page.locator('.msg-user .msg-content').first().textContent(), message);
   assert.equal(await page.locator('.msg-ai .msg-content').last().textContent(), final);
-  await screenshot(page, 'chat');
+  // docs/screenshots/chat.png: chat-markdown.test.js (an answer in Markdown).
 });
 
 test('layout works on a phone-sized screen', { timeout: 60000 }, async (t) => {
@@ -92,6 +92,6 @@ test('layout works on a phone-sized screen', { timeout: 60000 }, async (t) => {
   assert.equal(await toggle.getAttribute('aria-expanded'), 'true');
   const overflow = await page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
   assert.ok(overflow <= 1, `no horizontal scrolling (overflow ${overflow}px)`);
-  await screenshot(page, 'chat-phone');
+  // docs/screenshots/chat-phone.png: chat-markdown.test.js.
   await page.setViewportSize({ width: 1280, height: 860 });
 });

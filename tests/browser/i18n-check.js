@@ -2,7 +2,9 @@
 
 /** Latin words a Chinese page may show: technical terms, file formats, keys. */
 export const ZH_ALLOWED = new Set(['ai', 'api', 'url', 'pdf', 'txt', 'md', 'jpeg', 'png', 'webp', 'mb', 'ocr', 'redis',
-  'sse', 'json', 'http', 'https', 'ctrl', 'enter', 'token', 'wav', 'mp3', 'docx', 'iot', 'javascript']);
+  'sse', 'json', 'http', 'https', 'ctrl', 'enter', 'token', 'wav', 'mp3', 'docx', 'iot', 'javascript',
+  // the provider types the default model is named after ("默认（openai）")
+  'openai', 'ollama']);
 
 /** The Latin words of text (the product name AI-Meeting left out). */
 export function latinWords(text) {

@@ -197,7 +197,7 @@ async function walk() {
   await page.locator('.conv-list button.conv').first().waitFor();
   const chatReady = async () => { await page.locator('.msg-ai .msg-content').first().waitFor(); };
   await bothLocales('chat', chatReady);
-  await screenshot(page, 'zh-chat');
+  // docs/screenshots/zh-chat.png: chat-markdown.test.js (an answer in Markdown).
 
   await page.goto(`${base}/#/agents`);
   await bothLocales('agents', async () => { await page.locator('select[name="agentId"]').waitFor(); });

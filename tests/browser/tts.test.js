@@ -13,7 +13,8 @@ let espeak = false;
 
 before(async () => {
   try { execFileSync('espeak-ng', ['--version'], { stdio: 'ignore' }); espeak = true; } catch { espeak = false; }
-  server = await startServer();
+  // One segment at a time: the reload test's task runs long enough to reload in its middle.
+  server = await startServer({ TTS_MAX_CONCURRENCY: '1' });
   const r = await fetch(`${server.base}/api/xunzhi/v1/xunfei/tts/tasks`);
   ttsRoutes = r.status !== 404;
   browser = await launchBrowser();
@@ -94,4 +95,34 @@ test('a TTS task shows progress to 100 % and its audio can play', { timeout: 180
   await page.locator('.records li').first().waitFor();
   await screenshot(page, 'tts', { fullPage: true });
   t.diagnostic(`progress values seen: ${JSON.stringify([...new Set(seen)])}`);
+});
+
+test('a running TTS task is followed again after a reload', { timeout: 240000 }, async (t) => {
+  if (!ttsRoutes) { t.skip('the TTS API is not mounted in this build yet'); return; }
+  if (!espeak) { t.skip('espeak-ng (the default TTS provider) is not installed: run scripts/browser-deps.sh'); return; }
+  const { page } = browser;
+  const pageErrors = [];
+  page.on('pageerror', (e) => pageErrors.push(String(e)));
+  await page.goto(`${server.base}/#/tts`);
+  await page.getByRole('heading', { name: 'Speech synthesis' }).waitFor();
+  await page.getByLabel('Text', { exact: true }).fill(Array(50).fill(TEXT).join(' '));
+  await page.getByLabel('Voice').selectOption('en-us');
+  await page.getByRole('button', { name: 'Synthesize' }).click();
+  // The task is running and remembered by this browser: reload in the middle.
+  await page.waitForFunction(() => Object.keys(localStorage).some((k) => k.startsWith('aimeeting.tts.task.')));
+  const before = await page.evaluate(() => document.getElementById('tts-progress').value);
+  assert.ok(before < 100, `reloaded while running (${before} %)`);
+  await page.reload();
+  await page.locator('.alert-info', { hasText: 'Following the synthesis you started before the page was reloaded.' }).waitFor();
+  assert.equal(await page.locator('#tts-progress').isVisible(), true, 'the progress card is back');
+  await screenshot(page, 'tts-resumed', { fullPage: true });
+  await page.waitForFunction(() => document.getElementById('tts-progress').value === 100, null, { timeout: 200000 });
+  await page.locator('#tts-audio').waitFor({ state: 'visible', timeout: 30000 });
+  assert.equal(await page.evaluate(() => Object.keys(localStorage).filter((k) => k.startsWith('aimeeting.tts.task.')).length), 0, 'forgotten once done');
+  // Another reload: nothing left to follow.
+  await page.reload();
+  await page.getByRole('heading', { name: 'Speech synthesis' }).waitFor();
+  await page.locator('.records li').first().waitFor();
+  assert.equal(await page.locator('.alert-info').count(), 0);
+  assert.deepEqual(pageErrors, []);
 });

@@ -2,12 +2,12 @@
 // API keys are write-only: the server returns them masked, and an empty key
 // field on update keeps the stored key.
 
-import { api, getUser } from './api.js';
+import { api, describeError, getUser } from './api.js';
 import { providerName, tagLabel } from './chat.js';
 import './i18n/chat.js';
-import { t } from './i18n.js';
+import { fmtNumber, t } from './i18n.js';
 import './i18n/admin.js';
-import { alertBox, busy, clear, field, h, toast } from './ui.js';
+import { alertBox, busy, clear, confirmDialog, field, h, toast } from './ui.js';
 import { adminLinks } from './airouting.js';
 
 const AI_TYPES = ['openai', 'deepseek', 'doubao', 'spark', 'qwen', 'zhipu', 'moonshot', 'ollama', 'offline', 'other'];
@@ -32,6 +32,22 @@ export async function adminView(root) {
 
 function num(v) { return v === '' || v === null || v === undefined ? undefined : Number(v); }
 
+/** The outcome of a connection test as a short line: ok and latency, or why not. */
+function testLine(el, r) {
+  el.className = `test-result ${r.ok ? 'ok' : 'fail'}`;
+  if (r.ok) clear(el, t(r.offline ? 'admin.testOffline' : 'admin.testOk', { ms: fmtNumber(r.latencyMs || 0) }));
+  else clear(el, t('admin.testFailed'), ' ', h('span', { 'data-user-content': '' }, r.reason || ''));
+}
+
+/** Runs a connection test (POST path with body) from button into the line el. */
+async function runTest(button, el, path, body) {
+  clear(el);
+  el.className = 'test-result';
+  await busy(button, async () => {
+    try { testLine(el, await api(path, { method: 'POST', body })); } catch (e) { testLine(el, { ok: false, reason: describeError(e) }); }
+  }, t('admin.testing'));
+}
+
 async function providerSection(box, setOptions) {
   const alert = alertBox();
   const table = h('tbody');
@@ -52,6 +68,9 @@ async function providerSection(box, setOptions) {
   const keyHint = t('admin.keyHint');
   const save = h('button.btn.btn-primary', { type: 'submit' }, t('admin.saveProvider'));
   const reset = h('button.btn', { type: 'button' }, t('admin.newProvider'));
+  const formTest = h('button.btn', { type: 'button' }, t('admin.test'));
+  const formTestResult = h('span.test-result', { role: 'status' });
+  const warning = h('div.save-warning', { role: 'alert', hidden: true });
   const formTitle = h('h3', t('admin.newProvider'));
   clear(form, formTitle, f.id,
     h('div.grid-2', field(t('admin.name'), f.aiName).wrap, field(t('admin.type'), f.aiType).wrap,
@@ -60,9 +79,11 @@ async function providerSection(box, setOptions) {
       field(t('admin.temperature'), f.temperature).wrap),
     field(t('admin.systemPrompt'), f.systemPrompt).wrap,
     h('div.row', h('label.check', f.supportsVision, t('admin.vision')), h('label.check', f.isEnabled, t('admin.enabled'))),
-    h('div.row', save, reset));
+    warning,
+    h('div.row', save, formTest, reset, formTestResult));
 
   const fill = (p) => {
+    clear(formTestResult);
     f.id.value = p ? p.id : '';
     f.aiName.value = p ? p.aiName : '';
     f.aiType.value = p ? p.aiType : 'openai';
@@ -78,6 +99,17 @@ async function providerSection(box, setOptions) {
     formTitle.textContent = p ? t('admin.editProvider', { name: p.aiName }) : t('admin.newProvider');
   };
   reset.addEventListener('click', () => { fill(null); f.aiName.focus(); });
+  const formBody = () => {
+    const body = {
+      aiName: f.aiName.value.trim(), aiType: f.aiType.value, apiUrl: f.apiUrl.value.trim(), modelName: f.modelName.value.trim(),
+      maxTokens: num(f.maxTokens.value), temperature: num(f.temperature.value), systemPrompt: f.systemPrompt.value,
+      supportsVision: f.supportsVision.checked, isEnabled: f.isEnabled.checked,
+    };
+    if (f.apiKey.value) body.apiKey = f.apiKey.value;
+    if (f.id.value) body.id = f.id.value;
+    return body;
+  };
+  formTest.addEventListener('click', () => runTest(formTest, formTestResult, '/ai-properties/test', formBody()));
 
   async function load() {
     try {
@@ -94,13 +126,22 @@ async function providerSection(box, setOptions) {
             try { await api(`/ai-properties/${encodeURIComponent(p.id)}/status?isEnabled=${e.target.checked}`, { method: 'PUT' }); toast(t('common.saved'), 'success'); } catch (err) { alert.error(err); e.target.checked = !e.target.checked; }
           },
         }), t('admin.enabledShort'))),
-        h('td.actions',
-          h('button.btn.btn-small', { type: 'button', onclick: () => { fill(p); f.aiName.focus(); } }, t('common.edit')),
-          h('button.btn.btn-small.btn-danger', { type: 'button', onclick: async (e) => {
-            await busy(e.currentTarget, async () => {
-              try { await api(`/ai-properties/${encodeURIComponent(p.id)}`, { method: 'DELETE' }); toast(t('common.deleted'), 'success'); load(); } catch (err) { alert.error(err); }
-            });
-          } }, t('common.delete'))))));
+        h('td.actions', (() => {
+          const result = h('span.test-result', { role: 'status' });
+          const test = h('button.btn.btn-small', { type: 'button', onclick: () => runTest(test, result, `/ai-properties/${encodeURIComponent(p.id)}/test`, {}) }, t('admin.test'));
+          return [
+            test,
+            h('button.btn.btn-small', { type: 'button', onclick: () => { fill(p); f.aiName.focus(); } }, t('common.edit')),
+            h('button.btn.btn-small.btn-danger', { type: 'button', onclick: async (e) => {
+              const btn = e.currentTarget;
+              if (!await confirmDialog(t('admin.confirmDeleteProvider', { name: p.aiName }))) return;
+              await busy(btn, async () => {
+                try { await api(`/ai-properties/${encodeURIComponent(p.id)}`, { method: 'DELETE' }); toast(t('common.deleted'), 'success'); load(); } catch (err) { alert.error(err); }
+              });
+            } }, t('common.delete')),
+            h('br'), result,
+          ];
+        })()))));
       if (!rs.length) table.append(h('tr', h('td', { colspan: 7 }, t('admin.noProviders'))));
     } catch (e) { alert.error(e); }
   }
@@ -108,17 +149,16 @@ async function providerSection(box, setOptions) {
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
     alert.clear();
+    warning.hidden = true;
     await busy(save, async () => {
-      const body = {
-        aiName: f.aiName.value.trim(), aiType: f.aiType.value, apiUrl: f.apiUrl.value.trim(), modelName: f.modelName.value.trim(),
-        maxTokens: num(f.maxTokens.value), temperature: num(f.temperature.value), systemPrompt: f.systemPrompt.value,
-        supportsVision: f.supportsVision.checked, isEnabled: f.isEnabled.checked,
-      };
-      if (f.apiKey.value) body.apiKey = f.apiKey.value;
+      const body = formBody();
       try {
-        if (f.id.value) await api('/ai-properties', { method: 'PUT', body: { ...body, id: f.id.value } });
-        else await api('/ai-properties', { method: 'POST', body });
-        toast(t('admin.providerSaved'), 'success');
+        const saved = await api('/ai-properties', { method: f.id.value ? 'PUT' : 'POST', body });
+        if (saved && saved.warning) {
+          // Saved, but the provider did not answer: users are not offered it.
+          clear(warning, t('admin.savedWarning'), h('br'), h('small', { 'data-user-content': '' }, (saved.check && saved.check.reason) || ''));
+          warning.hidden = false;
+        } else toast(t('admin.providerSaved'), 'success');
         fill(null);
         load();
       } catch (e) { alert.error(e); }
@@ -184,7 +224,9 @@ async function agentSection(box, getOptions) {
         h('td.actions',
           h('button.btn.btn-small', { type: 'button', onclick: () => { fill(a); f.agentName.focus(); } }, t('common.edit')),
           h('button.btn.btn-small.btn-danger', { type: 'button', onclick: async (e) => {
-            await busy(e.currentTarget, async () => {
+            const btn = e.currentTarget;
+            if (!await confirmDialog(t('admin.confirmDeleteAgent', { name: a.agentName }))) return;
+            await busy(btn, async () => {
               try { await api(`/agent-properties/${encodeURIComponent(a.id)}`, { method: 'DELETE' }); toast(t('common.deleted'), 'success'); load(); } catch (err) { alert.error(err); }
             });
           } }, t('common.delete'))))));

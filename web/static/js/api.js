@@ -29,6 +29,7 @@ export class ApiError extends Error {
     this.status = status;
     this.code = env ? env.code : '';
     this.data = env ? env.data : null;
+    this.hasMessage = !!(env && env.message); // the server said it in a sentence
     this.requestId = env ? env.requestId : '';
     this.retryAfter = retryAfter;
   }
@@ -81,7 +82,12 @@ export async function errorOf(res) {
   let env = null;
   try { env = await res.json(); } catch { /* not JSON */ }
   if (res.status === 401 && unauthorizedHandler) unauthorizedHandler();
-  return new ApiError(res.status, env, retryAfterOf(res));
+  return withRequestId(new ApiError(res.status, env, retryAfterOf(res)), res);
+}
+
+function withRequestId(err, res) {
+  if (!err.requestId) err.requestId = res.headers.get('X-Request-Id') || '';
+  return err;
 }
 
 /**
@@ -100,7 +106,7 @@ export async function call(path, { method = 'GET', body, form, signal } = {}) {
   try { env = await res.json(); } catch { /* empty or not JSON */ }
   if (!res.ok || !env || (env.code !== '0' && res.status !== 202)) {
     if (res.status === 401 && unauthorizedHandler) unauthorizedHandler();
-    throw new ApiError(res.status, env, retryAfterOf(res));
+    throw withRequestId(new ApiError(res.status, env, retryAfterOf(res)), res);
   }
   if (env.data && typeof env.data === 'object' && env.data.offline) noteOffline(true);
   return { status: res.status, data: env.data };
@@ -109,23 +115,47 @@ export async function call(path, { method = 'GET', body, form, signal } = {}) {
 /** Calls the API and returns the envelope's data. */
 export async function api(path, opts) { return (await call(path, opts)).data; }
 
-/** A human sentence for any error, from the envelope where there is one. */
+/**
+ * isLoadFailure: the page could not load one of its own modules (the
+ * server was updated or the connection dropped while navigating).
+ */
+export function isLoadFailure(err) {
+  return !!err && err.name === 'TypeError'
+    && /dynamically imported module|Importing a module script failed|error loading dynamically imported/i.test(err.message || '');
+}
+
+/**
+ * A human sentence for any error, from the envelope where there is one.
+ * The request id (for support) is not in it: alertBox shows it apart.
+ */
 export function describeError(err) {
   if (!err) return t('err.unknown');
   if (err.name === 'AbortError') return t('err.cancelled');
   if (err instanceof NetworkError) return t('err.network');
-  if (!(err instanceof ApiError)) return err.message || String(err);
-  const msg = err.message;
-  const ref = err.requestId ? t('err.ref', { id: err.requestId }) : '';
+  if (isLoadFailure(err)) return t('err.load');
+  if (!(err instanceof ApiError)) {
+    // A bug of the page itself: no programmer's message for the user.
+    if (['TypeError', 'ReferenceError', 'SyntaxError', 'RangeError'].includes(err.name)) return t('err.unexpected');
+    return err.message || String(err);
+  }
+  // The server's sentence, when it gave one (not "HTTP 500").
+  const msg = err.hasMessage ? err.message : '';
+  return sentenceFor(err, msg).trim();
+}
+
+function sentenceFor(err, msg) {
   switch (err.status) {
-    case 400: case 401: case 403: case 404: case 409: case 413: case 422:
+    // The server's own sentence says what to fix; no "Conflict:" before it.
+    case 404: case 409: case 413: case 422:
+      return msg || t(`err.${err.status}`);
+    case 400: case 401: case 403:
       return t(`err.${err.status}`, { msg });
     case 429: return t('err.429', { s: err.retryAfter ?? 1, msg });
     case 502: case 503: case 504:
-      return t(`err.${err.status}`, { ref, msg });
+      return t(`err.${err.status}`, { msg });
     default:
-      if (err.status >= 500) return t('err.5xx', { ref, msg });
-      return msg;
+      if (err.status >= 500) return t('err.5xx', { msg });
+      return msg || err.message;
   }
 }
 

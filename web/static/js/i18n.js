@@ -65,6 +65,9 @@ export function t(key, params) {
   if (s === undefined) s = catalogs.en[key];
   if (s === undefined) return key;
   if (typeof s === 'function') return s(params || {});
+  // Plural forms: {one: '{n} message', other: '{n} messages'}, picked by the
+  // locale's plural rule for params.n (Chinese has one form, a plain string).
+  if (typeof s === 'object') s = s[new Intl.PluralRules(current).select(Number((params || {}).n))] ?? s.other;
   if (!params) return s;
   return s.replace(/\{(\w+)\}/g, (m, k) => (k in params ? fmtValue(params[k]) : m));
 }

@@ -1,7 +1,7 @@
 // Long-text speech synthesis: create a task, follow its progress over SSE,
 // play and download the audio.
 
-import { api, blobUrl, describeError, openStream, sleep, sseEvents } from './api.js';
+import { api, blobUrl, describeError, getUser, openStream, sleep, sseEvents } from './api.js';
 import { fmtNumber, t } from './i18n.js';
 import './i18n/tts.js';
 import { alertBox, busy, clear, field, fmtTime, h } from './ui.js';
@@ -10,6 +10,14 @@ const T = '/xunfei/tts';
 const enc = encodeURIComponent;
 /** A task status (1 created, 3 running, 4 failed, 5 done) in the page's language. */
 const statusText = (s) => ([1, 3, 4, 5].includes(s) ? t(`tts.status.${s}`) : String(s));
+const running = (s) => s === 1 || s === 3;
+
+// The task being followed is remembered in this browser (per user), so
+// that a reload follows it again.
+const taskKey = () => `aimeeting.tts.task.${(getUser() || {}).username || ''}`;
+const remember = (id) => { try { localStorage.setItem(taskKey(), id); } catch { /* private mode */ } };
+const forget = () => { try { localStorage.removeItem(taskKey()); } catch { /* private mode */ } };
+const remembered = () => { try { return localStorage.getItem(taskKey()) || ''; } catch { return ''; } };
 
 export async function ttsView(root) {
   document.title = t('shell.title', { page: t('tts.title') });
@@ -59,32 +67,39 @@ export async function ttsView(root) {
   }
 
   async function follow(taskId) {
-    controller = new AbortController();
+    if (controller) controller.abort();
+    const c = new AbortController();
+    controller = c;
+    remember(taskId);
+    resultCard.hidden = false;
     cancel.hidden = false;
     let final = null;
     try {
-      const res = await openStream(`${T}/tasks/${enc(taskId)}/events`, undefined, controller.signal);
-      for await (const ev of sseEvents(res, controller.signal)) {
+      const res = await openStream(`${T}/tasks/${enc(taskId)}/events`, undefined, c.signal);
+      for await (const ev of sseEvents(res, c.signal)) {
         if (ev.event === 'progress' || ev.event === 'done' || ev.event === 'failed') setProgress(ev.data);
         if (ev.event === 'done' || ev.event === 'failed') { final = ev.data; break; }
         if (ev.event === 'error') throw new Error(ev.data && ev.data.message ? ev.data.message : t('tts.streamFailed'));
       }
       // The stream ended early (a proxy cut it?): poll until the task ends.
       while (!final || final.taskStatus === 1 || final.taskStatus === 3) {
-        if (final) await sleep(1000, controller.signal);
+        if (final) await sleep(1000, c.signal);
         final = await api(`${T}/tasks/${enc(taskId)}`);
         setProgress(final);
       }
       setProgress(final);
+      forget();
       if (final.taskStatus === 5) await showAudio(final);
       else if (final.taskStatus === 4) alert.error(new Error(t('tts.failed', { msg: final.errorMessage || t('tts.unknownError') })));
     } catch (e) {
       if (e.name !== 'AbortError') alert.error(e);
     } finally {
-      controller.abort();
-      controller = null;
-      cancel.hidden = true;
-      loadTasks();
+      c.abort();
+      if (controller === c) {
+        controller = null;
+        cancel.hidden = true;
+        loadTasks();
+      }
     }
   }
 
@@ -111,7 +126,23 @@ export async function ttsView(root) {
       } catch (e) { alert.error(e); }
     }, t('tts.synthesizing'));
   });
-  cancel.addEventListener('click', () => controller && controller.abort());
+  // Cancel stops following (the task is forgotten); leaving the page does
+  // not, so coming back or reloading follows it again.
+  cancel.addEventListener('click', () => { forget(); if (controller) controller.abort(); });
+
+  /** After a reload: follow the task this browser started, while it runs. */
+  async function resume() {
+    const id = remembered();
+    if (!id) return;
+    try {
+      const task = await api(`${T}/tasks/${enc(id)}`);
+      if (!running(task.taskStatus)) { forget(); return; }
+      resultCard.hidden = false;
+      setProgress(task);
+      alert.info(t('tts.resumed'));
+      await follow(id);
+    } catch { forget(); /* gone or not ours: nothing to follow */ }
+  }
 
   async function loadTasks() {
     try {
@@ -124,7 +155,10 @@ export async function ttsView(root) {
           await busy(e.currentTarget, async () => {
             try { resultCard.hidden = false; setProgress(task); await showAudio(task); audio.focus(); } catch (err) { alert.error(err); }
           });
-        } }, t('tts.play')) : null))) : h('p.muted', t('tts.noTasks')));
+        } }, t('tts.play')) : null,
+        running(task.taskStatus) && !controller ? h('button.btn.btn-small', { type: 'button', onclick: () => {
+          audio.hidden = true; download.hidden = true; setProgress(task); follow(task.taskId);
+        } }, t('tts.follow')) : null))) : h('p.muted', t('tts.noTasks')));
     } catch (e) { clear(tasks, h('p.muted', describeError(e))); }
   }
 
@@ -133,5 +167,6 @@ export async function ttsView(root) {
     resultCard,
     h('section.card', h('h2', t('tts.recent')), tasks));
   loadTasks();
+  resume();
   return () => { if (controller) controller.abort(); urls.forEach((u) => URL.revokeObjectURL(u)); };
 }

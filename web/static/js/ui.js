@@ -1,7 +1,7 @@
 // Small DOM helpers: element building (text only, never innerHTML with data),
 // alerts, toasts, forms.
 
-import { describeError } from './api.js';
+import { describeError, isLoadFailure } from './api.js';
 import { fmtDate, fmtNumber, t } from './i18n.js';
 
 /**
@@ -65,7 +65,12 @@ export function alertBox() {
   return {
     el,
     error(err) {
-      clear(el, describeError(err));
+      // A sentence; for a server failure the request id for support
+      // (what to fix is said in the sentence otherwise); a reload button
+      // when the page could not load its own code.
+      clear(el, describeError(err),
+        err && err.requestId && err.status >= 500 ? h('small.err-ref', t('err.ref'), h('code', { translate: 'no' }, err.requestId)) : null,
+        isLoadFailure(err) ? h('div', h('button.btn.btn-small', { type: 'button', onclick: () => location.reload() }, t('err.reload'))) : null);
       el.className = 'alert alert-error';
       el.hidden = false;
     },
@@ -112,3 +117,23 @@ export function fmtTime(s) {
 }
 
 export function scoreText(v) { return v === null || v === undefined ? '—' : fmtNumber(v); }
+
+/**
+ * Asks before something that cannot be undone; resolves true when the
+ * user confirms. A modal <dialog>: Escape or Cancel says no.
+ */
+export function confirmDialog(message, { confirm = t('common.delete'), danger = true } = {}) {
+  return new Promise((resolve) => {
+    const yes = h(danger ? 'button.btn.btn-danger' : 'button.btn.btn-primary', { type: 'button' }, confirm);
+    const no = h('button.btn', { type: 'button' }, t('common.cancel'));
+    const text = h('p', { id: nextId('confirm') }, message);
+    const dlg = h('dialog.confirm', { 'aria-describedby': text.id, role: 'alertdialog' }, text, h('div.row', no, yes));
+    const done = (v) => { dlg.close(); dlg.remove(); resolve(v); };
+    yes.addEventListener('click', () => done(true));
+    no.addEventListener('click', () => done(false));
+    dlg.addEventListener('cancel', (e) => { e.preventDefault(); done(false); });
+    document.body.append(dlg);
+    dlg.showModal();
+    no.focus();
+  });
+}

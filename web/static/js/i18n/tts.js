@@ -37,6 +37,8 @@ addMessages({
     'tts.noTasks': 'No tasks yet.',
     'tts.intro': 'Turn long text into speech. Long texts are split into segments; the bar shows the real progress.',
     'tts.recent': 'Recent tasks',
+    'tts.follow': 'Follow progress',
+    'tts.resumed': 'Following the synthesis you started before the page was reloaded.',
   },
   'zh-CN': {
     'tts.title': '语音合成',
@@ -73,5 +75,7 @@ addMessages({
     'tts.noTasks': '还没有任务。',
     'tts.intro': '把长文本转换成语音。长文本会被切分成若干段，进度条显示真实进度。',
     'tts.recent': '最近的任务',
+    'tts.follow': '查看进度',
+    'tts.resumed': '页面刷新前开始的合成仍在进行，正在继续显示它的进度。',
   },
 });
