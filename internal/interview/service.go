@@ -583,7 +583,7 @@ func (s *Service) CurrentQuestion(ctx context.Context, userID, sessionID string)
 // currentResp describes the session's current question.
 func (s *Service) currentResp(st state) AnswerResp {
 	r := AnswerResp{SessionID: st.sess.ID, Status: "done", IsSuccess: true, Offline: st.sess.Offline,
-		TotalScore: SessionScore(st.mainScores())}
+		TotalScore: SessionScore(st.mainScores()), Strengths: []string{}, Improvements: []string{}}
 	if st.sess.Flow == FlowCompleted || st.sess.Status == SessionFinished {
 		r.Finished = true
 		return r
@@ -750,6 +750,7 @@ func (s *Service) evaluate(ctx context.Context, st state, q Question, version in
 		return AnswerResp{}, err
 	}
 	resp = st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
+	resp.Strengths, resp.Improvements = AnswerPointsIn(lang, q.Spec, v.eval, v.review, v.scored)
 	turn.Response = &resp
 	return s.completeAnswer(ctx, st.sess.ID, version, turn, flow, next, followUp)
 }
