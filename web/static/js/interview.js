@@ -52,6 +52,21 @@ function saveFeedback(sid, fb) {
   } catch { /* the feedback lives in the page only */ }
 }
 
+/**
+ * What was good in an answer and what to improve (d.strengths,
+ * d.improvements): two short lists with headings, each left out when empty
+ * (the server lists nothing for a hidden score). The items are the server's
+ * sentences in the session's language.
+ */
+function pointLists(d) {
+  const list = (cls, title, items) => (Array.isArray(items) && items.length
+    ? h(`div.fb-points.${cls}`, h('h3', title), h('ul', ...items.map((x) => h('li', { 'data-user-content': '' }, x))))
+    : null);
+  const good = list('fb-strengths', t('iv.fb.strengths'), d.strengths);
+  const improve = list('fb-improvements', t('iv.fb.improvements'), d.improvements);
+  return good || improve ? h('div.fb-points-row', good, improve) : null;
+}
+
 /** Goes to path in place of the current history entry (Back skips it). */
 function replaceRoute(path) { location.replace(`#${path}`); }
 
@@ -626,6 +641,7 @@ async function questionStep(root, sid, onCleanup, restore) {
         h('dt', t('iv.fb.asked')), h('dd.fb-question', { 'data-user-content': '' }, fb.question || d.questionContent || ''),
         h('dt', t('iv.fb.yourAnswer')), h('dd.fb-answer', { 'data-user-content': '' }, fb.answer || '')),
       d.feedback ? [h('h3', t('iv.fb.noted')), h('p.fb-text', { 'data-user-content': '' }, d.feedback)] : null,
+      pointLists(d),
       d.totalScore !== null && d.totalScore !== undefined ? h('p.muted', t('iv.fb.running', { score: d.totalScore })) : null,
     ];
     if (!active) {
@@ -905,6 +921,7 @@ async function reportView(root, sid, onCleanup) {
     h('div.print-only', h('h4', t('iv.rep.yourAnswer')), h('p.answer', { 'data-user-content': '' }, p.answerContent)),
     p.scoreHidden ? h('p.muted', { 'data-user-content': '' }, p.scoreHidden) : null,
     p.feedback ? h('p.feedback-text', { 'data-user-content': '' }, p.feedback) : null,
+    pointLists(p),
     p.needsReview ? h('p.muted', t('iv.rep.review')) : null));
 
   const answered = rep.answeredCount ?? rep.playbackItems?.length ?? 0;
