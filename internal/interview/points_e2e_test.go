@@ -59,6 +59,17 @@ func TestAnswerStrengthsAndImprovements(t *testing.T) {
 		t.Fatalf("replay lists: %s", r.Data)
 	}
 
+	// Restore carries the last feedback, lists included, for a client
+	// that did not keep it.
+	r = c.do("GET", "/sessions/"+sid+"/restore", nil)
+	wantOK(t, r)
+	var rs interview.Restore
+	r.Decode(t, &rs)
+	if lf := rs.LastFeedback; lf == nil || lf.AnswerContent != body["answerContent"] || lf.Response.QuestionNumber != "1" ||
+		!slices.Equal(lf.Response.Strengths, wantStrengths) || !slices.Equal(lf.Response.Improvements, wantImprovements) {
+		t.Fatalf("restore's last feedback: %s", r.Data)
+	}
+
 	// A VAGUE answer gives no evidence: no score, and nothing listed.
 	r = c.do("POST", "/sessions/"+sid+"/interview/answer-json", map[string]string{"questionNumber": a.NextQuestionNumber, "answerContent": "VAGUE"})
 	wantOK(t, r)
@@ -66,6 +77,14 @@ func TestAnswerStrengthsAndImprovements(t *testing.T) {
 	r.Decode(t, &vague)
 	if vague.Score != nil || vague.ScoreHidden == "" || !strings.Contains(string(r.Data), `"strengths":[],"improvements":[]`) {
 		t.Fatalf("hidden score response: %s", r.Data)
+	}
+
+	r = c.do("GET", "/sessions/"+sid+"/restore", nil)
+	rs = interview.Restore{}
+	r.Decode(t, &rs)
+	if lf := rs.LastFeedback; lf == nil || lf.Response.QuestionNumber != vague.QuestionNumber || lf.Response.Score != nil ||
+		len(lf.Response.Strengths)+len(lf.Response.Improvements) != 0 {
+		t.Fatalf("restore's last feedback after a hidden score: %s", r.Data)
 	}
 
 	// The live report plays the answers back with the same lists.
