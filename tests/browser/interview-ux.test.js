@@ -171,6 +171,13 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     assert.equal(await page.locator('.question-title').textContent(), 'Question 2');
     assert.match(await page.locator('.feedback-prev summary').textContent(), /previous answer \(1\)/, 'the feedback stays, folded');
     assert.deepEqual(await page.locator('.feedback-prev .fb-strengths li').allTextContents(), POINTS.strengths, 'the folded card keeps its lists');
+    // Without the browser's copy (another browser, cleared storage) the server's restore brings it back, folded.
+    await page.evaluate((key) => localStorage.removeItem(key), `aimeeting.interview.feedback.${sid}`);
+    await page.reload();
+    await page.locator('.question-card:not([hidden]) .question-text').waitFor();
+    assert.equal(await page.locator('.feedback-prev .fb-answer').textContent(), ANSWER, 'the last feedback from the server');
+    assert.deepEqual(await page.locator('.feedback-prev .fb-strengths li').allTextContents(), POINTS.strengths);
+    assert.deepEqual(await page.locator('.feedback-prev .fb-improvements li').allTextContents(), POINTS.improvements);
     assert.equal(await page.getByLabel('Your answer').inputValue(), '', 'the sent draft is gone');
 
     // An answer without evidence: no score, and why.

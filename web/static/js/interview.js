@@ -800,9 +800,16 @@ async function questionStep(root, sid, onCleanup, restore) {
 
   // After a reload: the last feedback again, waiting for "Next question"
   // when the candidate had not gone on yet, else folded below the question.
-  const last = loadFeedback(sid);
-  const lastNext = last && last.d ? nextOf(last.d) : null;
-  const matches = lastNext && (lastNext.finished ? cur.finished || !cur.questionNumber : lastNext.questionNumber === cur.questionNumber);
+  // The browser's copy first; else the server's (another browser, cleared
+  // storage), shown folded: whether the candidate went on is not known.
+  const lf = restore.lastFeedback;
+  const fromServer = lf && lf.response ? { d: lf.response, question: lf.response.questionContent, answer: lf.answerContent, next: true } : null;
+  const leadsHere = (fb) => {
+    const n = fb && fb.d ? nextOf(fb.d) : null;
+    return Boolean(n && (n.finished ? cur.finished || !cur.questionNumber : n.questionNumber === cur.questionNumber));
+  };
+  const last = [loadFeedback(sid), fromServer].find(leadsHere);
+  const matches = Boolean(last);
   if (matches && !last.next) {
     showFeedback(last, false);
     feedback.querySelector('.next-btn').focus();
