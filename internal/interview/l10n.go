@@ -180,3 +180,80 @@ func demeanorNotAssessed(lang string) string {
 	}
 	return "Demeanor is not assessed because the AI model in use cannot see images."
 }
+
+// pointText is the wording of an answer's strengths and improvements
+// (AnswerPointsIn) in one language. The %s is a key point named by the
+// question's rubric or a point the evaluator found missing, both in the
+// session's language.
+type pointText struct {
+	// covered, partial, missing and wrong word a rubric key point judged
+	// met, partial, missing or contradicted.
+	covered, partial, missing, wrong string
+	// alsoCover words a point the evaluator found missing.
+	alsoCover string
+	// dimGood and dimWeak say what a dimension judged met, or not met,
+	// means for the answer; wrongFacts replaces dimWeak[correctness] when
+	// correctness is contradicted.
+	dimGood, dimWeak map[string]string
+	wrongFacts       string
+	// generic is the one improvement of a low score nothing else explains.
+	generic string
+}
+
+var pointTexts = map[string]pointText{
+	LangEN: {
+		covered:   "Covered the key point: %s.",
+		partial:   "Develop the key point further: %s.",
+		missing:   "Missing key point: %s.",
+		wrong:     "Got the key point wrong: %s.",
+		alsoCover: "Also cover: %s.",
+		dimGood: map[string]string{
+			DimCorrectness:  "The answer is technically correct.",
+			DimCompleteness: "The answer covers the whole question.",
+			DimLogic:        "The reasoning is well structured.",
+			DimDepth:        "The answer goes into depth.",
+			DimClarity:      "The answer is clearly expressed.",
+		},
+		dimWeak: map[string]string{
+			DimCorrectness:  "Some statements are not quite accurate; check the facts.",
+			DimCompleteness: "Cover every part of the question.",
+			DimLogic:        "Structure the reasoning: the conclusion first, then the reasons.",
+			DimDepth:        "Go deeper: explain why it works and the trade-offs.",
+			DimClarity:      "Say it more clearly and concisely.",
+		},
+		wrongFacts: "Some statements are wrong; check the facts.",
+		generic:    "Cover the key points of the question more fully.",
+	},
+	LangZH: {
+		covered:   "讲到了要点：%s。",
+		partial:   "要点讲得还不充分：%s。",
+		missing:   "遗漏了要点：%s。",
+		wrong:     "要点有误：%s。",
+		alsoCover: "还可以补充：%s。",
+		dimGood: map[string]string{
+			DimCorrectness:  "回答内容正确。",
+			DimCompleteness: "回答覆盖了问题的各个方面。",
+			DimLogic:        "思路清晰，有条理。",
+			DimDepth:        "回答有深度。",
+			DimClarity:      "表达清楚。",
+		},
+		dimWeak: map[string]string{
+			DimCorrectness:  "部分内容不够准确，请核实相关事实。",
+			DimCompleteness: "回答要覆盖问题的各个方面。",
+			DimLogic:        "先给结论，再讲原因，让思路更有条理。",
+			DimDepth:        "再深入一些：讲清原理和取舍。",
+			DimClarity:      "表达可以更清楚、更简洁。",
+		},
+		wrongFacts: "部分说法有误，请核实相关事实。",
+		generic:    "把题目的要点讲得更全面。",
+	},
+}
+
+// pointTextIn returns the strengths' and improvements' wording of lang
+// (English for anything else).
+func pointTextIn(lang string) pointText {
+	if t, ok := pointTexts[lang]; ok {
+		return t
+	}
+	return pointTexts[LangEN]
+}

@@ -302,6 +302,13 @@ type AnswerResp struct {
 	// scored elsewhere: re-send the same request to get the result.
 	Status  string `json:"status"`
 	Offline bool   `json:"offline"`
+
+	// Strengths and Improvements are what was good in the answer and what
+	// to improve, derived by rule from its judgments in the session's
+	// language (AnswerPointsIn): empty when nothing applies or the score
+	// is hidden, and in a response to no answer (the current question).
+	Strengths    []string `json:"strengths"`
+	Improvements []string `json:"improvements"`
 }
 
 // DemeanorResult is one photo's demeanor assessment. Scores are nil when
@@ -359,6 +366,11 @@ type PlaybackItem struct {
 	NextQuestionNumber string `json:"nextQuestionNumber"`
 	NextQuestion       string `json:"nextQuestion"`
 	Finished           bool   `json:"finished"`
+
+	// Strengths and Improvements are the answer's lists, as its response
+	// had them (AnswerPointsIn).
+	Strengths    []string `json:"strengths"`
+	Improvements []string `json:"improvements"`
 }
 
 // Report is the interview's report: live (Final false) while it runs,

@@ -71,6 +71,11 @@ func TestOfflineInterviewInSessionLanguage(t *testing.T) {
 			answers := c.runInterview(sid, func(string) string { return tt.answer })
 			for _, a := range answers {
 				texts = append(texts, a.QuestionContent, a.Feedback, a.LevelText, a.NextQuestion)
+				texts = append(texts, a.Strengths...)
+				texts = append(texts, a.Improvements...)
+			}
+			if n := pointCount(answers); n == 0 {
+				t.Error("no answer listed a strength or an improvement")
 			}
 			r = c.do("PUT", "/sessions/"+sid+"/finish", nil)
 			wantOK(t, r)
@@ -79,6 +84,10 @@ func TestOfflineInterviewInSessionLanguage(t *testing.T) {
 			texts = append(texts, rep.ReviewFeedback.OverallComment)
 			texts = append(texts, rep.ReviewFeedback.ImprovementTips...)
 			texts = append(texts, rep.ReviewFeedback.NextActions...)
+			for _, it := range rep.PlaybackItems {
+				texts = append(texts, it.Strengths...)
+				texts = append(texts, it.Improvements...)
+			}
 			for _, s := range texts {
 				if s == "" {
 					continue

@@ -253,6 +253,7 @@ func playbackItem(seq int, lang string, q Question, t Turn) PlaybackItem {
 		Feedback: t.Feedback, IsFollowUp: q.IsFollow, ParentNumber: q.ParentNo, NeedsReview: t.Scored.NeedsReview,
 		ScoreReason: t.Scored.Reason, AnsweredAt: t.UpdatedAt.UTC().Format(time.RFC3339), Timestamp: t.UpdatedAt.UnixMilli(),
 		RequestID: t.RequestID, FollowUpNeeded: t.FollowUp != nil && t.FollowUp.Ask}
+	it.Strengths, it.Improvements = answerPoints(lang, q, t)
 	if t.Scored.Hidden != "" {
 		it.ScoreHidden = hiddenScoreText(lang)
 	} else {

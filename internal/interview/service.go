@@ -669,7 +669,7 @@ func (s *Service) CurrentQuestion(ctx context.Context, userID, sessionID string)
 // currentResp describes the session's current question.
 func (s *Service) currentResp(st state) AnswerResp {
 	r := AnswerResp{SessionID: st.sess.ID, Status: "done", IsSuccess: true, Offline: st.sess.Offline,
-		TotalScore: SessionScore(st.mainScores())}
+		TotalScore: SessionScore(st.mainScores()), Strengths: []string{}, Improvements: []string{}}
 	if st.sess.Flow == FlowCompleted || st.sess.Status == SessionFinished {
 		r.Finished = true
 		return r
@@ -871,6 +871,7 @@ func (s *Service) evaluate(ctx context.Context, st state, q Question, version in
 		return AnswerResp{}, err
 	}
 	resp = st.answerResp(q, in.RequestID, v.scored, feedback, flow, next, followUp)
+	resp.Strengths, resp.Improvements = AnswerPointsIn(lang, q.Spec, v.eval, v.review, v.scored)
 	turn.Response = &resp
 	return s.completeAnswer(ctx, st.sess.ID, version, turn, flow, next, followUp, traces)
 }
@@ -1103,6 +1104,33 @@ type Restore struct {
 	// Demeanor says whether photos can be assessed (offer the camera only
 	// then), worded in the session's language.
 	Demeanor DemeanorCapability `json:"demeanor"`
+	// LastFeedback is the feedback on the latest evaluated answer (null
+	// before one), for a client that does not keep it itself.
+	LastFeedback *LastFeedback `json:"lastFeedback"`
+}
+
+// LastFeedback is an evaluated answer with the response it was given.
+type LastFeedback struct {
+	// Response is the answer's stored response; its strengths and
+	// improvements are derived again from the judgments, so that a
+	// response stored without them has them too.
+	Response      AnswerResp `json:"response"`
+	AnswerContent string     `json:"answerContent"`
+}
+
+// lastFeedback is the feedback on st's latest evaluated answer, or nil.
+func (st state) lastFeedback() *LastFeedback {
+	for i := len(st.turns) - 1; i >= 0; i-- {
+		t := st.turns[i]
+		if t.Status != TurnDone || t.Response == nil {
+			continue
+		}
+		q, _ := st.question(t.QuestionNumber)
+		resp := *t.Response
+		resp.Strengths, resp.Improvements = answerPoints(sessionLanguage(st.sess), q, t)
+		return &LastFeedback{Response: resp, AnswerContent: t.Answer}
+	}
+	return nil
 }
 
 // Restore returns what a client needs to continue a session.
@@ -1116,7 +1144,7 @@ func (s *Service) Restore(ctx context.Context, userID, sessionID string) (Restor
 		InterviewType: st.sess.InterviewType, ResumeScore: st.sess.ResumeScore, Suggestions: numbered(st.sess.Suggestions),
 		Current: s.currentResp(st), Offline: st.sess.Offline, Read: st.sess.Read,
 		CanReplaceResume: st.sess.Status == SessionReady, Language: st.sess.Language,
-		Demeanor: s.DemeanorCapabilityIn(ctx, sessionLanguage(st.sess))}, nil
+		Demeanor: s.DemeanorCapabilityIn(ctx, sessionLanguage(st.sess)), LastFeedback: st.lastFeedback()}, nil
 }
 
 // MainQuestions returns {number: text} of the main questions.

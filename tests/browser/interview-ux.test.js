@@ -140,6 +140,22 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     assert.equal(await card.locator('.fb-answer').textContent(), ANSWER);
     assert.match(await card.locator('.score').textContent(), /^\d+$/);
     assert.match(await card.locator('.fb-text').textContent(), /Clear answer/);
+    // What was good and what to improve, from the fake's judgments (every
+    // dimension and key point met, "an example" missing).
+    const POINTS = {
+      strengths: ['Covered the key point: core idea 1.', 'Covered the key point: trade-offs.', 'The answer is technically correct.',
+        'The answer covers the whole question.', 'The reasoning is well structured.'],
+      improvements: ['Also cover: an example.'],
+    };
+    const points = async (c) => ({
+      good: await c.locator('.fb-strengths h3').textContent(),
+      strengths: await c.locator('.fb-strengths li').allTextContents(),
+      improve: await c.locator('.fb-improvements h3').textContent(),
+      improvements: await c.locator('.fb-improvements li').allTextContents(),
+    });
+    const WANT_POINTS = { good: 'What was good', improve: 'What to improve', ...POINTS };
+    assert.deepEqual(await points(card), WANT_POINTS);
+    assert.equal(await card.locator('.fb-points li[data-user-content]').count(), 6, 'the items are marked as server text');
     assert.match(await card.locator('.fb-marker').textContent(), /^Next: /);
     assert.ok(await page.locator('.question-card').isHidden(), 'the next question waits');
     assert.equal(await page.evaluate(() => document.activeElement && document.activeElement.classList.contains('feedback-card')), true, 'focus is on the card');
@@ -149,10 +165,19 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     await page.reload();
     await card.waitFor();
     assert.equal(await card.locator('.fb-answer').textContent(), ANSWER, 'the feedback is restored');
+    assert.deepEqual(await points(card), WANT_POINTS, 'the lists are restored');
     await card.locator('.next-btn').click();
     await page.locator('.question-card:not([hidden]) .question-text').waitFor();
     assert.equal(await page.locator('.question-title').textContent(), 'Question 2');
     assert.match(await page.locator('.feedback-prev summary').textContent(), /previous answer \(1\)/, 'the feedback stays, folded');
+    assert.deepEqual(await page.locator('.feedback-prev .fb-strengths li').allTextContents(), POINTS.strengths, 'the folded card keeps its lists');
+    // Without the browser's copy (another browser, cleared storage) the server's restore brings it back, folded.
+    await page.evaluate((key) => localStorage.removeItem(key), `aimeeting.interview.feedback.${sid}`);
+    await page.reload();
+    await page.locator('.question-card:not([hidden]) .question-text').waitFor();
+    assert.equal(await page.locator('.feedback-prev .fb-answer').textContent(), ANSWER, 'the last feedback from the server');
+    assert.deepEqual(await page.locator('.feedback-prev .fb-strengths li').allTextContents(), POINTS.strengths);
+    assert.deepEqual(await page.locator('.feedback-prev .fb-improvements li').allTextContents(), POINTS.improvements);
     assert.equal(await page.getByLabel('Your answer').inputValue(), '', 'the sent draft is gone');
 
     // An answer without evidence: no score, and why.
@@ -161,6 +186,7 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     await card.waitFor({ timeout: 60000 });
     assert.equal(await card.locator('.score').textContent(), 'No score');
     assert.ok((await card.locator('.score-hidden-reason').textContent()).length > 10, 'the reason for no score');
+    assert.equal(await card.locator('.fb-points').count(), 0, 'no score: nothing listed as good or to improve');
     await card.locator('.next-btn').click();
     await page.locator('.question-card:not([hidden]) .question-text').waitFor();
 

@@ -129,6 +129,15 @@ async function wholeInterview() {
     answered += 1;
     assert.match(await page.locator('.feedback-card .score').textContent(), /^\d+$/);
     assert.equal(await page.locator('.feedback-card .fb-question').textContent(), qText, 'the card names the question answered');
+    // What was good and what to improve: at least one list, each with its heading and items.
+    const lists = await page.locator('.feedback-card .fb-points').evaluateAll((els) => els.map((e) => ({
+      heading: e.querySelector('h3').textContent, items: [...e.querySelectorAll('li')].map((li) => li.textContent),
+    })));
+    assert.ok(lists.length >= 1, 'the card lists what was good or what to improve');
+    for (const l of lists) {
+      assert.match(l.heading, /^(What was good|What to improve)$/);
+      assert.ok(l.items.length >= 1 && l.items.every((x) => /\S.*[.]$/.test(x)), `list items: ${JSON.stringify(l)}`);
+    }
     assert.ok(await page.locator('.question-card').isHidden(), 'the next question waits for the candidate');
     await page.locator('.feedback-card .next-btn').click();
     await page.waitForFunction((prev) => {
@@ -167,6 +176,7 @@ async function wholeInterview() {
   const tiles = await page.locator('.tile-value').allTextContents();
   assert.match(tiles[0], /^\d+$/, 'interview score tile');
   assert.equal(await page.locator('.playback-item').count(), answered, 'one playback item per answer');
+  assert.ok(await page.locator('.playback-item .fb-points li').count() >= answered, 'the playback lists what was good and what to improve');
   assert.ok((await page.locator('.overall').textContent()).length > 10, 'overall comment');
   await screenshot(page, 'report', { fullPage: true });
 

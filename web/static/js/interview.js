@@ -52,6 +52,21 @@ function saveFeedback(sid, fb) {
   } catch { /* the feedback lives in the page only */ }
 }
 
+/**
+ * What was good in an answer and what to improve (d.strengths,
+ * d.improvements): two short lists with headings, each left out when empty
+ * (the server lists nothing for a hidden score). The items are the server's
+ * sentences in the session's language.
+ */
+function pointLists(d) {
+  const list = (cls, title, items) => (Array.isArray(items) && items.length
+    ? h(`div.fb-points.${cls}`, h('h3', title), h('ul', ...items.map((x) => h('li', { 'data-user-content': '' }, x))))
+    : null);
+  const good = list('fb-strengths', t('iv.fb.strengths'), d.strengths);
+  const improve = list('fb-improvements', t('iv.fb.improvements'), d.improvements);
+  return good || improve ? h('div.fb-points-row', good, improve) : null;
+}
+
 /** Goes to path in place of the current history entry (Back skips it). */
 function replaceRoute(path) { location.replace(`#${path}`); }
 
@@ -626,6 +641,7 @@ async function questionStep(root, sid, onCleanup, restore) {
         h('dt', t('iv.fb.asked')), h('dd.fb-question', { 'data-user-content': '' }, fb.question || d.questionContent || ''),
         h('dt', t('iv.fb.yourAnswer')), h('dd.fb-answer', { 'data-user-content': '' }, fb.answer || '')),
       d.feedback ? [h('h3', t('iv.fb.noted')), h('p.fb-text', { 'data-user-content': '' }, d.feedback)] : null,
+      pointLists(d),
       d.totalScore !== null && d.totalScore !== undefined ? h('p.muted', t('iv.fb.running', { score: d.totalScore })) : null,
     ];
     if (!active) {
@@ -784,9 +800,16 @@ async function questionStep(root, sid, onCleanup, restore) {
 
   // After a reload: the last feedback again, waiting for "Next question"
   // when the candidate had not gone on yet, else folded below the question.
-  const last = loadFeedback(sid);
-  const lastNext = last && last.d ? nextOf(last.d) : null;
-  const matches = lastNext && (lastNext.finished ? cur.finished || !cur.questionNumber : lastNext.questionNumber === cur.questionNumber);
+  // The browser's copy first; else the server's (another browser, cleared
+  // storage), shown folded: whether the candidate went on is not known.
+  const lf = restore.lastFeedback;
+  const fromServer = lf && lf.response ? { d: lf.response, question: lf.response.questionContent, answer: lf.answerContent, next: true } : null;
+  const leadsHere = (fb) => {
+    const n = fb && fb.d ? nextOf(fb.d) : null;
+    return Boolean(n && (n.finished ? cur.finished || !cur.questionNumber : n.questionNumber === cur.questionNumber));
+  };
+  const last = [loadFeedback(sid), fromServer].find(leadsHere);
+  const matches = Boolean(last);
   if (matches && !last.next) {
     showFeedback(last, false);
     feedback.querySelector('.next-btn').focus();
@@ -905,6 +928,7 @@ async function reportView(root, sid, onCleanup) {
     h('div.print-only', h('h4', t('iv.rep.yourAnswer')), h('p.answer', { 'data-user-content': '' }, p.answerContent)),
     p.scoreHidden ? h('p.muted', { 'data-user-content': '' }, p.scoreHidden) : null,
     p.feedback ? h('p.feedback-text', { 'data-user-content': '' }, p.feedback) : null,
+    pointLists(p),
     p.needsReview ? h('p.muted', t('iv.rep.review')) : null));
 
   const answered = rep.answeredCount ?? rep.playbackItems?.length ?? 0;
