@@ -3,9 +3,10 @@ package singleflight
 import (
 	"errors"
 	"fmt"
-	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 	"strings"
 	"time"
+
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 )
 
 // Mode selects the layers a Group uses.
