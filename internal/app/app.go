@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"net"
 	"net/http"
@@ -90,21 +91,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	// directory, or an object store shared by all instances. It is not
 	// required to answer at start-up: the routes that need it answer 503
 	// while it is down, everything else works.
+	adoptLegacyFiles(log, cfg.DataDir, cfg.Storage.URL)
 	files, err := blobstore.Open(ctx, cfg.Storage.URL)
 	if err != nil {
 		return nil, setting("storage.url", err)
 	}
 	a.closers = append(a.closers, files.Close)
-	for _, old := range []string{"uploads", "tts"} {
-		// Files of a version from before storage.url lie right under the
-		// data dir: they are copied, not moved, by blobs migrate.
-		if st, err := os.Stat(filepath.Join(cfg.DataDir, old)); err == nil && st.IsDir() {
-			log.Warn("files from before storage.url found under the data dir: copy them into the file store with "+
-				"`aimeeting blobs migrate --from file://<data-dir> --to <storage.url>`", "dir", filepath.Join(cfg.DataDir, old),
-				"storage", files.String())
-			break
-		}
-	}
 	{
 		pctx, cancel := context.WithTimeout(ctx, 5*time.Second)
 		if err := files.Ping(pctx); err != nil {
@@ -506,4 +498,42 @@ func buckets(cfg LimitsConfig) []ratelimit.Bucket {
 	}
 	return []ratelimit.Bucket{b("answer", cfg.Answer), b("heavy", cfg.Heavy), b("read", cfg.Read),
 		b("chat", cfg.Chat), b("tts", cfg.TTS), b("default", cfg.Default)}
+}
+
+// legacyFileDirs are the folders under the data dir where versions from
+// before storage.url kept their files; their paths below the data dir are
+// the file store's keys.
+var legacyFileDirs = []string{"uploads", "tts"}
+
+// adoptLegacyFiles moves the files of a version from before storage.url
+// into the default file store, <data-dir>/files, by renaming their
+// folders (same disk: no copy, nothing to run by hand). A folder already
+// present in the store, or another store (S3, another directory), is left
+// alone with a warning naming `aimeeting blobs migrate`.
+func adoptLegacyFiles(log *slog.Logger, dataDir, storageURL string) {
+	if dataDir == "" {
+		return
+	}
+	store := filepath.Join(dataDir, "files")
+	abs, err := filepath.Abs(store)
+	isDefault := err == nil && storageURL == "file://"+filepath.ToSlash(abs)
+	for _, old := range legacyFileDirs {
+		src := filepath.Join(dataDir, old)
+		if st, err := os.Stat(src); err != nil || !st.IsDir() {
+			continue
+		}
+		dst := filepath.Join(store, old)
+		if isDefault {
+			if _, err := os.Stat(dst); errors.Is(err, fs.ErrNotExist) {
+				if err := os.MkdirAll(store, 0o750); err == nil {
+					if err := os.Rename(src, dst); err == nil {
+						log.Info("files from before storage.url moved into the file store", "from", src, "to", dst)
+						continue
+					}
+				}
+			}
+		}
+		log.Warn("files from before storage.url found under the data dir: copy them into the file store with "+
+			"`aimeeting blobs migrate --from file://<data-dir> --to <storage.url>`", "dir", src)
+	}
 }
