@@ -89,7 +89,10 @@ func (cd *candidate) run(ctx context.Context) error {
 	base := api + "/interview/sessions/" + cd.sid
 
 	// The resume, double-clicked: two concurrent uploads to two instances.
-	resume := fmt.Sprintf("%s - Backend Engineer\nGo, MySQL, Redis, Kafka.\nBuilt an order service at %d QPS; cut p99 latency by 40%%.\n",
+	// Long enough for the server's doctext.min-chars (200 by default).
+	resume := fmt.Sprintf("%s - Backend Engineer, 5 years\nSkills: Go, MySQL, Redis, Kafka, Kubernetes.\n"+
+		"Built an order service at %d QPS and cut its p99 latency by 40%% with a cache and query fixes.\n"+
+		"Moved a payment system to event sourcing; on call for a platform of 30 services.\n",
 		cd.name, 1000+cd.idx*37)
 	body, ctype := multipartResume("resume.txt", []byte(resume))
 	cd.uploads = 1
