@@ -317,20 +317,30 @@ func (s *Service) Records(ctx context.Context, userID string, p page.Request, f 
 
 // RadarSVG draws the radar as a standalone SVG: five axes, rings at every
 // 20 points, the score polygon, and each axis labelled with its score
-// ("n/a" for an absent input, drawn at the centre).
+// ("n/a", in Chinese "未评估", for an absent input, drawn at the centre).
 func RadarSVG(r Radar) []byte { return RadarSVGIn(r, LangEN) }
 
-// RadarSVGIn is RadarSVG with the axes labelled in lang.
+// radarFonts is the page's font stack (web/static/css/app.css): the SVG is
+// shown as an image, so a bare "sans-serif" let the browser pick any
+// installed CJK font for the Chinese labels, often a serif one.
+const radarFonts = `system-ui, -apple-system, &quot;Segoe UI&quot;, Roboto, &quot;Noto Sans&quot;, &quot;Noto Sans CJK SC&quot;, &quot;PingFang SC&quot;, &quot;Microsoft YaHei&quot;, sans-serif`
+
+// RadarSVGIn is RadarSVG with the axes, the absent scores and the label of
+// the picture in lang.
 func RadarSVGIn(r Radar, lang string) []byte {
 	const size, cx, cy, radius = 420.0, 210.0, 200.0, 140.0
 	dims := r.DimensionsIn(lang)
+	title, absent := "Interview radar chart", "n/a"
+	if lang == LangZH {
+		title, absent = "面试雷达图", "未评估"
+	}
 	n := float64(len(dims))
 	point := func(i int, frac float64) (float64, float64) {
 		a := -math.Pi/2 + 2*math.Pi*float64(i)/n
 		return cx + radius*frac*math.Cos(a), cy + radius*frac*math.Sin(a)
 	}
 	var b strings.Builder
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="Interview radar chart">`, size, size, size, size)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" lang="%s" aria-label="%s" font-family="%s">`, size, size, size, size, lang, title, radarFonts)
 	b.WriteString(`<rect width="100%" height="100%" fill="#ffffff"/>`)
 	for ring := 1; ring <= 5; ring++ {
 		var pts []string
@@ -354,14 +364,14 @@ func RadarSVGIn(r Radar, lang string) []byte {
 	fmt.Fprintf(&b, `<polygon points="%s" fill="rgba(37,99,235,0.25)" stroke="#2563eb" stroke-width="2"/>`, strings.Join(poly, " "))
 	for i, d := range dims {
 		x, y := point(i, 1.18)
-		value := "n/a"
+		value := absent
 		if d.Score != nil {
 			value = fmt.Sprint(*d.Score)
 			px, py := point(i, float64(*d.Score)/100)
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="#2563eb"/>`, px, py)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-family="sans-serif" font-size="13" fill="#1f2328">%s</text>`, x, y, d.Label)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-family="sans-serif" font-size="12" font-weight="bold" fill="#2563eb">%s</text>`, x, y+15, value)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#1f2328">%s</text>`, x, y, d.Label)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="12" font-weight="bold" fill="#2563eb">%s</text>`, x, y+15, value)
 	}
 	b.WriteString(`</svg>`)
 	return []byte(b.String())
