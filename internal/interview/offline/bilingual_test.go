@@ -348,7 +348,7 @@ func TestFollowUpNamesAnchorInAnswerLanguage(t *testing.T) {
 		t.Errorf("Chinese answer, English rubric: %q", got)
 	}
 	got = buildFollowUp(interview.FollowUpInput{Question: zq, Answer: "An index is a B+ tree.", Targets: []string{"写入与存储开销"}}).FollowUp
-	if got != "Could you expand on Write and storage cost?" {
+	if got != "Could you expand on write and storage cost?" {
 		t.Errorf("English answer, Chinese rubric: %q", got)
 	}
 }
