@@ -346,7 +346,9 @@ function uploadStep(root, sid, onCleanup) {
   const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT, required: true });
   const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: t('iv.up.targetPlaceholder') });
   const submit = h('button.btn.btn-primary', { type: 'submit' }, t('iv.up.submit'));
-  const form = h('form.stack',
+  // novalidate: the checks below say what to do in the page's language
+  // (the browser's own bubble speaks the browser's).
+  const form = h('form.stack', { novalidate: true },
     field(t('iv.up.fileLabel'), file).wrap,
     field(t('iv.up.target'), target, t('iv.up.targetHint')).wrap,
     h('div.row', submit), alert.el);
@@ -514,7 +516,8 @@ async function questionStep(root, sid, onCleanup, restore) {
   const questionCard = h('section.card.question-card',
     h('div.progress-row', progressText, badge), progressBar,
     qTitle, qText,
-    h('form.stack', { onsubmit: (e) => { e.preventDefault(); submitAnswer(); } },
+    // novalidate: an empty answer gets iv.q.writeFirst in the page's language.
+    h('form.stack', { novalidate: true, onsubmit: (e) => { e.preventDefault(); submitAnswer(); } },
       answerField.wrap,
       h('div.row.between', h('div.row.voice-row', voiceLang, voiceBtn, voiceLevel, voiceStatus), counter),
       voiceNotice,
