@@ -163,7 +163,7 @@ function progressPanel(sid) {
 function mainNo(qn) { return parseInt(String(qn).split('-')[0], 10) || 0; }
 
 // Resume uploads: PDF, TXT, MD, and photos or scans of a resume (read by OCR).
-const RESUME_ACCEPT = '.pdf,.txt,.md,application/pdf,text/plain,text/markdown,image/jpeg,image/png,image/webp';
+const RESUME_ACCEPT = '.pdf,.docx,.txt,.md,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document,text/plain,text/markdown,image/jpeg,image/png,image/webp';
 const MAX_RESUME_BYTES = 20 * 1024 * 1024;
 
 /** A character count with the locale's grouping. */
