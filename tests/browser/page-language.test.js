@@ -89,3 +89,35 @@ test('interview in Chinese: an empty answer is told in the page, the radar is Ch
     await close();
   }
 });
+
+test('upload: the candidate picks the interview language (an English resume, a Chinese interview)', { timeout: 120000 }, async () => {
+  const { page, errors, close } = await launchBrowser({ locale: 'zh-CN' });
+  try {
+    const username = `pick${Date.now().toString(36)}`;
+    const token = await apiRegister(server.base, username, 'secret-pass-1');
+    const H = { Authorization: `Bearer ${token}` };
+    const me = (await (await fetch(`${server.base}${API}/users/me`, { headers: H })).json()).data;
+    await page.goto(`${server.base}/#/login`);
+    await page.evaluate(([tok, user]) => {
+      localStorage.setItem('aimeeting.token', tok);
+      localStorage.setItem('aimeeting.user', JSON.stringify(user));
+    }, [token, { id: me.id, username: me.username, isAdmin: me.isAdmin }]);
+    await page.goto(`${server.base}/#/interview`);
+    await toChinese(page);
+    await page.getByRole('button', { name: '开始新的面试' }).click();
+    await page.getByLabel(/^简历/).setInputFiles({ name: 'resume.txt', mimeType: 'text/plain', buffer: Buffer.from(
+      'Emily Carter, frontend engineer. Led the rewrite of the Shipment Tracker dashboard from AngularJS to React and TypeScript, '
+      + 'cutting page load time by 55%. Built a shared design system in Storybook used by six teams. Skills: React, TypeScript, '
+      + 'Vue.js, Node.js, GraphQL, Webpack, accessibility and performance optimization.') });
+    assert.equal(await page.getByLabel('面试语言').inputValue(), '', 'the resume\'s language unless the candidate picks one');
+    await page.getByLabel('面试语言').selectOption('zh-CN');
+    await page.getByRole('button', { name: '上传并准备问题' }).click();
+    await page.locator('details.question-preview').click();
+    const questions = await page.locator('details.question-preview li').allTextContents();
+    assert.ok(questions.length >= 5, `questions: ${questions}`);
+    for (const q of questions) assert.match(q, /\p{Script=Han}/u, `a Chinese question: ${q}`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await close();
+  }
+});

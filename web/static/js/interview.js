@@ -345,12 +345,19 @@ function uploadStep(root, sid, onCleanup) {
   onCleanup(() => panel.stop());
   const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT, required: true });
   const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: t('iv.up.targetPlaceholder') });
+  // The interview's language: the resume's unless the candidate picks one
+  // (an English resume for a candidate who wants to practise in Chinese).
+  const language = h('select', { name: 'language' },
+    h('option', { value: '' }, t('iv.up.langAuto')),
+    h('option', { value: 'zh-CN' }, t('iv.up.langZh')),
+    h('option', { value: 'en' }, t('iv.up.langEn')));
   const submit = h('button.btn.btn-primary', { type: 'submit' }, t('iv.up.submit'));
   // novalidate: the checks below say what to do in the page's language
   // (the browser's own bubble speaks the browser's).
   const form = h('form.stack', { novalidate: true },
     field(t('iv.up.fileLabel'), file).wrap,
     field(t('iv.up.target'), target, t('iv.up.targetHint')).wrap,
+    field(t('iv.up.language'), language, t('iv.up.languageHint')).wrap,
     h('div.row', submit), alert.el);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
@@ -362,6 +369,7 @@ function uploadStep(root, sid, onCleanup) {
       const fd = new FormData();
       fd.append('resumePdf', f);
       if (target.value.trim()) fd.append('confirmedTarget', target.value.trim());
+      if (language.value) fd.append('language', language.value);
       try {
         readyStep(root, sid, onCleanup, readyInfo(await uploadResume(sid, fd, alert, panel)));
       } catch (e) { showFailure(alert, e, () => form.requestSubmit()); }
