@@ -22,6 +22,25 @@ const (
 // what the client sent) are shown as they are.
 type Word string
 
+// List is a message argument naming alternatives, such as the file types
+// an upload accepts: English "PDF, TXT or MD", Chinese "PDF、TXT 或 MD".
+type List []string
+
+// String renders the list in English (the Message of an Error).
+func (l List) String() string { return joinAlternatives(l, ", ", " or ") }
+
+// joinAlternatives joins items with sep, the last one with or.
+func joinAlternatives(items []string, sep, or string) string {
+	if len(items) < 2 {
+		return strings.Join(items, "")
+	}
+	return strings.Join(items[:len(items)-1], sep) + or + items[len(items)-1]
+}
+
+// englishList matches a List of upper-case names in English, for messages
+// matched by their text (Translate).
+var englishList = regexp.MustCompile(`^[A-Z0-9]+(?:, [A-Z0-9]+)* or [A-Z0-9]+$`)
+
 // MessageIn returns the message in lang (LangZH or LangEN; anything else is
 // English). The Chinese text comes from the catalog entry of Format with
 // Args (Word arguments translated); an error built without New is matched
@@ -58,9 +77,12 @@ func localize(format string, args []any) (string, bool) {
 	}
 	out := make([]any, len(args))
 	for i, a := range args {
-		if w, ok := a.(Word); ok {
-			out[i] = word(string(w))
-		} else {
+		switch a := a.(type) {
+		case Word:
+			out[i] = word(string(a))
+		case List:
+			out[i] = joinAlternatives(a, "、", " 或 ")
+		default:
 			out[i] = a
 		}
 	}
@@ -71,6 +93,10 @@ func localize(format string, args []any) (string, bool) {
 func word(w string) string {
 	if zh, ok := zhWords[w]; ok {
 		return zh
+	}
+	if englishList.MatchString(w) {
+		head, last, _ := strings.Cut(w, " or ")
+		return joinAlternatives(append(strings.Split(head, ", "), last), "、", " 或 ")
 	}
 	return w
 }

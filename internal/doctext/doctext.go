@@ -425,18 +425,14 @@ func noText(kind Kind, name string) *apperr.Error {
 	}
 }
 
-// listKinds renders kinds as "PDF, TXT or MD".
-func listKinds(kinds []Kind) string {
-	names := make([]string, len(kinds))
+// listKinds renders kinds as "PDF, TXT or MD" (in Chinese "PDF、TXT 或 MD").
+func listKinds(kinds []Kind) any {
+	if len(kinds) == 0 {
+		return "supported"
+	}
+	names := make(apperr.List, len(kinds))
 	for i, k := range kinds {
 		names[i] = strings.ToUpper(string(k))
 	}
-	switch len(names) {
-	case 0:
-		return "supported"
-	case 1:
-		return names[0]
-	default:
-		return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
-	}
+	return names
 }

@@ -262,8 +262,15 @@ func (h *Handler) radarSVG(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
+	// The picture is part of the page that shows it: its labels follow the
+	// caller's language when it names one (the web page sends its own),
+	// like the page's list of dimensions, else the interview's.
+	lang := sessionLanguage(sess)
+	if c.GetHeader("Accept-Language") != "" {
+		lang = httpx.Lang(c)
+	}
 	c.Header("Cache-Control", "no-store")
-	c.Data(http.StatusOK, "image/svg+xml", RadarSVGIn(r, sessionLanguage(sess)))
+	c.Data(http.StatusOK, "image/svg+xml", RadarSVGIn(r, lang))
 }
 
 func (h *Handler) finish(c *gin.Context) {

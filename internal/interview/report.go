@@ -321,21 +321,27 @@ func (s *Service) Records(ctx context.Context, userID string, p page.Request, f 
 // ("n/a", in Chinese "未评估", for an absent input, drawn at the centre).
 func RadarSVG(r Radar) []byte { return RadarSVGIn(r, LangEN) }
 
-// RadarSVGIn is RadarSVG with the axes labelled in lang.
+// radarFonts is the page's font stack (web/static/css/app.css): the SVG is
+// shown as an image, so a bare "sans-serif" let the browser pick any
+// installed CJK font for the Chinese labels, often a serif one.
+const radarFonts = `system-ui, -apple-system, &quot;Segoe UI&quot;, Roboto, &quot;Noto Sans&quot;, &quot;Noto Sans CJK SC&quot;, &quot;PingFang SC&quot;, &quot;Microsoft YaHei&quot;, sans-serif`
+
+// RadarSVGIn is RadarSVG with the axes, the absent scores and the label of
+// the picture in lang.
 func RadarSVGIn(r Radar, lang string) []byte {
 	const size, cx, cy, radius = 420.0, 210.0, 200.0, 140.0
 	dims := r.DimensionsIn(lang)
+	title, absent := "Interview radar chart", "n/a"
+	if lang == LangZH {
+		title, absent = "面试雷达图", "未评估"
+	}
 	n := float64(len(dims))
 	point := func(i int, frac float64) (float64, float64) {
 		a := -math.Pi/2 + 2*math.Pi*float64(i)/n
 		return cx + radius*frac*math.Cos(a), cy + radius*frac*math.Sin(a)
 	}
 	var b strings.Builder
-	title, absent := "Interview radar chart", "n/a"
-	if lang == LangZH {
-		title, absent = "面试雷达图", "未评估"
-	}
-	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" aria-label="%s">`, size, size, size, size, title)
+	fmt.Fprintf(&b, `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 %.0f %.0f" width="%.0f" height="%.0f" role="img" lang="%s" aria-label="%s" font-family="%s">`, size, size, size, size, lang, title, radarFonts)
 	b.WriteString(`<rect width="100%" height="100%" fill="#ffffff"/>`)
 	for ring := 1; ring <= 5; ring++ {
 		var pts []string
@@ -365,8 +371,8 @@ func RadarSVGIn(r Radar, lang string) []byte {
 			px, py := point(i, float64(*d.Score)/100)
 			fmt.Fprintf(&b, `<circle cx="%.1f" cy="%.1f" r="3.5" fill="#2563eb"/>`, px, py)
 		}
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-family="sans-serif" font-size="13" fill="#1f2328">%s</text>`, x, y, d.Label)
-		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-family="sans-serif" font-size="12" font-weight="bold" fill="#2563eb">%s</text>`, x, y+15, value)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="13" fill="#1f2328">%s</text>`, x, y, d.Label)
+		fmt.Fprintf(&b, `<text x="%.1f" y="%.1f" text-anchor="middle" font-size="12" font-weight="bold" fill="#2563eb">%s</text>`, x, y+15, value)
 	}
 	b.WriteString(`</svg>`)
 	return []byte(b.String())

@@ -142,8 +142,17 @@ type rawResp struct {
 
 func getRaw(t *testing.T, c *client, path string) rawResp {
 	t.Helper()
+	return getRawIn(t, c, path, "")
+}
+
+// getRawIn is getRaw with an Accept-Language header (none when lang is "").
+func getRawIn(t *testing.T, c *client, path, lang string) rawResp {
+	t.Helper()
 	req, _ := http.NewRequest("GET", c.base+api+"/interview"+path, nil)
 	req.Header.Set("Authorization", "Bearer "+c.token)
+	if lang != "" {
+		req.Header.Set("Accept-Language", lang)
+	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
 		t.Fatal(err)
@@ -178,6 +187,12 @@ func TestReportOfflineDemeanorNotAssessed(t *testing.T) {
 	svg := getRaw(t, c, "/sessions/"+sid+"/radar-chart.svg")
 	if !strings.Contains(string(svg.body), "n/a") {
 		t.Fatal("absent demeanor not shown as n/a in the SVG")
+	}
+	// The web page in Chinese shows this English interview's radar with
+	// Chinese labels, as it lists the dimensions.
+	svg = getRawIn(t, c, "/sessions/"+sid+"/radar-chart.svg", "zh-CN,zh;q=0.9")
+	if body := string(svg.body); !strings.Contains(body, ">未评估<") || !strings.Contains(body, ">面试表现<") || strings.Contains(body, "n/a") {
+		t.Fatalf("radar for a Chinese page: %.300s", body)
 	}
 }
 

@@ -27,6 +27,20 @@ func TestResumeUploadReadsHonestly(t *testing.T) {
 			t.Errorf("read = %+v, want a 1-page pdf text layer of at least 200 characters", up.Read)
 		}
 	})
+	t.Run("word docx", func(t *testing.T) {
+		// Most resumes are written in Word: read like a PDF, in the
+		// resume's language.
+		docx := doctexttest.DOCX(t, "李晓明 后端开发工程师", "杭州云帆科技有限公司 高级后端工程师：负责云帆订单中心，使用 Go、gRPC、Kafka 和 MySQL，日均处理订单 300 万笔。",
+			"主导将单体 Java 服务拆分为 12 个 Go 微服务，接口 P99 延迟从 480ms 降到 90ms。", "基于 Redis 实现分布式限流与库存预扣，解决了大促期间的超卖问题。",
+			"专业技能：Go、Java、MySQL、Redis、Kafka、gRPC、Kubernetes、Docker、Prometheus、分布式系统设计。", "五年后端开发经验，熟悉高并发系统设计，有良好的沟通能力和团队协作精神。")
+		r := c.upload(c.newSession(), "李晓明-简历.docx", docx, "")
+		wantOK(t, r)
+		var up interview.UploadResult
+		r.Decode(t, &up)
+		if up.Read.Source != "text" || up.Read.Chars < 200 || up.QuestionCount == 0 || up.Language != interview.LangZH {
+			t.Errorf("docx resume: read %+v, %d questions, language %q; want its text read and a Chinese interview", up.Read, up.QuestionCount, up.Language)
+		}
+	})
 	t.Run("10-byte fake.pdf", func(t *testing.T) {
 		r := c.upload(c.newSession(), "fake.pdf", []byte("not a pdf!"), "")
 		if r.Status != 422 || !strings.Contains(string(r.Raw), "this is not a PDF") || !strings.Contains(string(r.Raw), "we could read only 10 characters") {

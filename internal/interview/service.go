@@ -112,8 +112,9 @@ type Config struct {
 // interview about it (doctext.min-chars).
 const DefaultResumeMinChars = 200
 
-// resumeKinds are the uploads read as a resume.
-var resumeKinds = []doctext.Kind{doctext.KindPDF, doctext.KindTXT, doctext.KindMD,
+// resumeKinds are the uploads read as a resume: Word (DOCX) too, the
+// format most resumes are written in.
+var resumeKinds = []doctext.Kind{doctext.KindPDF, doctext.KindDOCX, doctext.KindTXT, doctext.KindMD,
 	doctext.KindJPEG, doctext.KindPNG, doctext.KindWEBP}
 
 // Service implements the interview use cases.

@@ -102,8 +102,15 @@ func TestChineseCredit(t *testing.T) {
 	if scores[false] != scores[true] {
 		t.Errorf("score %d with the English rubric, %d with the Chinese one", scores[false], scores[true])
 	}
-	// An English answer to the Chinese rubric gets English feedback.
+	// The same answer as a candidate phrased it (QA walk): "拖慢写入",
+	// "占用空间" are the write and storage cost too.
 	ev := evaluate(interview.EvaluationInput{Question: bankSpec(t, content, true),
+		Answer: "索引用 B+ 树组织，查找是对数复杂度；但每个索引都会拖慢写入并占用空间，所以我只给 WHERE 和 JOIN 用到的列建索引，并用 EXPLAIN 检查。"})
+	if got := ev.Anchors[1].Status; got != interview.StatusMet {
+		t.Errorf("拖慢写入并占用空间: anchor %q is %s, want met (%s)", ev.Anchors[1].Name, got, ev.Anchors[1].Evidence)
+	}
+	// An English answer to the Chinese rubric gets English feedback.
+	ev = evaluate(interview.EvaluationInput{Question: bankSpec(t, content, true),
 		Answer: "A B+ tree keeps keys sorted so lookups avoid a full table scan, but indexes slow down inserts and take disk space."})
 	if ev.Anchors[1].Status != interview.StatusMet || isChinese(ev.Feedback) || strings.ContainsFunc(ev.Feedback, isHan) {
 		t.Errorf("English answer to the Chinese rubric: %s / %s", ev.Anchors[1].Status, ev.Feedback)
@@ -348,7 +355,7 @@ func TestFollowUpNamesAnchorInAnswerLanguage(t *testing.T) {
 		t.Errorf("Chinese answer, English rubric: %q", got)
 	}
 	got = buildFollowUp(interview.FollowUpInput{Question: zq, Answer: "An index is a B+ tree.", Targets: []string{"写入与存储开销"}}).FollowUp
-	if got != "Could you expand on Write and storage cost?" {
+	if got != "Could you expand on write and storage cost?" {
 		t.Errorf("English answer, Chinese rubric: %q", got)
 	}
 }

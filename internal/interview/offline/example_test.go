@@ -43,5 +43,5 @@ func Example() {
 		return
 	}
 	fmt.Println(resp.Offline, resp.Content)
-	// Output: true {"followUp":"Could you expand on Synchronization?","endInterview":false}
+	// Output: true {"followUp":"Could you expand on synchronization?","endInterview":false}
 }

@@ -95,5 +95,8 @@ func expandOn(name string, zh bool) string {
 	}
 	room := maxFollowUpRunes - utf8.RuneCountInString(prefix) - utf8.RuneCountInString(suffix)
 	name = strings.TrimRight(strings.TrimSpace(name), "?？.。")
+	if !zh {
+		name = inProse(name)
+	}
 	return prefix + clip(name, room) + suffix
 }

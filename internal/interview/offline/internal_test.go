@@ -216,3 +216,30 @@ func TestDetectSkills(t *testing.T) {
 		})
 	}
 }
+
+// TestInProse: English anchor names read as words inside a sentence, with
+// acronyms, mixed-case words and proper nouns kept.
+func TestInProse(t *testing.T) {
+	tests := []struct{ name, want string }{
+		{"Write and storage cost", "write and storage cost"},
+		{"Single-threaded call stack", "single-threaded call stack"},
+		{"Measure", "measure"},
+		{"DNS resolution", "DNS resolution"},
+		{"B+ tree lookup", "B+ tree lookup"},
+		{"InnoDB implementation", "InnoDB implementation"},
+		{"Terraform workflow", "Terraform workflow"},
+		{"GROUP BY", "GROUP BY"},
+		{"Layer 4 and layer 7", "layer 4 and layer 7"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if got := inProse(tt.name); got != tt.want {
+				t.Errorf("inProse(%q) = %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+	if got, want := joinList([]string{"Measure", "Reduce and defer", "Critical rendering path"}, false), "measure, reduce and defer and critical rendering path"; got != want {
+		t.Errorf("joinList = %q, want %q", got, want)
+	}
+}

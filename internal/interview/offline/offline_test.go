@@ -447,7 +447,7 @@ func TestFollowUp(t *testing.T) {
 	}{
 		{"strategy relates", q, "I update the cache.", []string{"Consistency on writes"}, q.FollowUpStrategy},
 		{"strategy unrelated", interview.QuestionSpec{Anchors: q.Anchors, FollowUpStrategy: "Which metric would you watch?"},
-			"I update the cache.", []string{"Cache failure modes"}, "Could you expand on Cache failure modes?"},
+			"I update the cache.", []string{"Cache failure modes"}, "Could you expand on cache failure modes?"},
 		{"chinese", interview.QuestionSpec{Anchors: q.Anchors}, "我会先更新缓存。", []string{"Cache failure modes"}, "能再具体讲讲Cache failure modes吗？"},
 		{"no targets", q, "x", nil, q.FollowUpStrategy},
 		{"chinese strategy relates through the glossary", interview.QuestionSpec{Anchors: q.Anchors, FollowUpStrategy: "如果数据库更新后删除缓存失败，会发生什么？"},

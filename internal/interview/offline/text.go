@@ -2,6 +2,7 @@ package offline
 
 import (
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -292,10 +293,15 @@ func clip(s string, n int) string {
 	return strings.TrimSpace(string(rs[:n-1])) + "…"
 }
 
-// joinList joins names as "a, b and c" (English) or "a、b、c" (Chinese).
+// joinList joins names as "a, b and c" (English, each name as it reads
+// inside a sentence: inProse) or "a、b、c" (Chinese).
 func joinList(names []string, zh bool) string {
 	if zh {
 		return strings.Join(names, "、")
+	}
+	names = slices.Clone(names)
+	for i, n := range names {
+		names[i] = inProse(n)
 	}
 	switch len(names) {
 	case 0:
@@ -304,4 +310,26 @@ func joinList(names []string, zh bool) string {
 		return names[0]
 	}
 	return strings.Join(names[:len(names)-1], ", ") + " and " + names[len(names)-1]
+}
+
+// properNouns are capitalised words that begin English anchor names and
+// stay capitalised inside a sentence.
+var properNouns = setOf("terraform", "kubernetes", "docker", "java", "python", "go", "react", "vue", "redis", "kafka", "linux", "android", "kotlin", "swift")
+
+// inProse is an English anchor name as it reads inside a sentence: the bank
+// writes names as headings ("Write and storage cost"), feedback says
+// "address write and storage cost". Acronyms ("DNS resolution", "B+ tree
+// lookup"), mixed-case words ("InnoDB") and proper nouns keep their case.
+func inProse(name string) string {
+	first, _, _ := strings.Cut(name, " ")
+	r, size := utf8.DecodeRuneInString(first)
+	if size == 0 || !unicode.IsUpper(r) || properNouns[strings.ToLower(first)] {
+		return name
+	}
+	for _, c := range first[size:] {
+		if !unicode.IsLower(c) && c != '-' {
+			return name
+		}
+	}
+	return string(unicode.ToLower(r)) + name[size:]
 }

@@ -109,6 +109,22 @@ function usernameProblem(value) {
   return '';
 }
 
+/**
+ * The browser's own validation bubbles ("Please fill out this field.")
+ * speak the browser's language, not the page's: the page's words instead.
+ * reset clears the message on input (false where another listener sets it).
+ */
+function pageValidity(input, reset) {
+  input.addEventListener('invalid', () => {
+    const v = input.validity;
+    if (v.customError) return;
+    if (v.valueMissing) input.setCustomValidity(t('form.required'));
+    else if (v.tooShort) input.setCustomValidity(t('form.tooShort', { n: input.minLength }));
+    else if (v.typeMismatch) input.setCustomValidity(t('form.badMail'));
+  });
+  if (reset) input.addEventListener('input', () => input.setCustomValidity(''));
+}
+
 function authView(mode) {
   const isLogin = mode === 'login';
   document.title = t('shell.title', { page: t(isLogin ? 'auth.login' : 'auth.register') });
@@ -138,6 +154,7 @@ function authView(mode) {
       problem.hidden = !p;
     });
   }
+  for (const input of [username, password, mail].filter(Boolean)) pageValidity(input, !(input === username && !isLogin));
   const form = h('form.auth-form', { novalidate: false },
     userField.wrap,
     field(t('auth.password'), password, isLogin ? null : t('auth.passwordHint')).wrap,

@@ -178,7 +178,7 @@ function progressPanel(sid) {
 function mainNo(qn) { return parseInt(String(qn).split('-')[0], 10) || 0; }
 
 // Resume uploads: PDF, TXT, MD, and photos or scans of a resume (read by OCR).
-const RESUME_ACCEPT = '.pdf,.txt,.md,application/pdf,text/plain,text/markdown,image/jpeg,image/png,image/webp';
+const RESUME_ACCEPT = '.pdf,.docx,.txt,.md,application/pdf,application/vnd.openxmlformats-officedocument.wordprocessingml.document,text/plain,text/markdown,image/jpeg,image/png,image/webp';
 const MAX_RESUME_BYTES = 20 * 1024 * 1024;
 
 /** A character count with the locale's grouping. */
@@ -360,10 +360,19 @@ function uploadStep(root, sid, onCleanup) {
   onCleanup(() => panel.stop());
   const file = h('input', { type: 'file', name: 'resumePdf', accept: RESUME_ACCEPT, required: true });
   const target = h('input', { name: 'confirmedTarget', maxlength: 100, placeholder: t('iv.up.targetPlaceholder') });
+  // The interview's language: the resume's unless the candidate picks one
+  // (an English resume for a candidate who wants to practise in Chinese).
+  const language = h('select', { name: 'language' },
+    h('option', { value: '' }, t('iv.up.langAuto')),
+    h('option', { value: 'zh-CN' }, t('iv.up.langZh')),
+    h('option', { value: 'en' }, t('iv.up.langEn')));
   const submit = h('button.btn.btn-primary', { type: 'submit' }, t('iv.up.submit'));
-  const form = h('form.stack',
+  // novalidate: the checks below say what to do in the page's language
+  // (the browser's own bubble speaks the browser's).
+  const form = h('form.stack', { novalidate: true },
     field(t('iv.up.fileLabel'), file).wrap,
     field(t('iv.up.target'), target, t('iv.up.targetHint')).wrap,
+    field(t('iv.up.language'), language, t('iv.up.languageHint')).wrap,
     h('div.row', submit), alert.el);
   form.addEventListener('submit', async (ev) => {
     ev.preventDefault();
@@ -375,6 +384,7 @@ function uploadStep(root, sid, onCleanup) {
       const fd = new FormData();
       fd.append('resumePdf', f);
       if (target.value.trim()) fd.append('confirmedTarget', target.value.trim());
+      if (language.value) fd.append('language', language.value);
       try {
         readyStep(root, sid, onCleanup, readyInfo(await uploadResume(sid, fd, alert, panel)));
       } catch (e) { showFailure(alert, e, () => form.requestSubmit()); }
@@ -529,7 +539,8 @@ async function questionStep(root, sid, onCleanup, restore) {
   const questionCard = h('section.card.question-card',
     h('div.progress-row', progressText, badge), progressBar,
     qTitle, qText,
-    h('form.stack', { onsubmit: (e) => { e.preventDefault(); submitAnswer(); } },
+    // novalidate: an empty answer gets iv.q.writeFirst in the page's language.
+    h('form.stack', { novalidate: true, onsubmit: (e) => { e.preventDefault(); submitAnswer(); } },
       answerField.wrap,
       h('div.row.between', h('div.row.voice-row', voiceLang, voiceBtn, voiceLevel, voiceStatus), counter),
       voiceNotice,
