@@ -163,8 +163,8 @@ func factsOf(p project) projectFacts {
 			}
 		}
 		for _, c := range clauseSep.Split(l, -1) {
-			c = strings.TrimSpace(c)
-			if n := utf8.RuneCountInString(c); n < 4 || n > 60 {
+			c = strings.TrimSpace(strings.TrimLeft(c, "—–-|｜:：·• "))
+			if n := utf8.RuneCountInString(c); n < 4 || n > 80 {
 				continue
 			}
 			switch {
@@ -252,7 +252,7 @@ func projectQuestion(p project, zh bool) interview.QuestionSpec {
 		result := interview.Anchor{Name: "结果与量化指标", Weight: 25,
 			AcceptableStatements: append(append([]string{resultFirst("", "用数据说明结果", metrics)}, f.metricClauses...), f.metrics...)}
 		result.AcceptableStatements = append(result.AcceptableStatements, "QPS", "P99", "毫秒", "百分之", "转化率", "错误率", "吞吐量")
-		q.Anchors = []interview.Anchor{role, tech, trade, result}
+		q.Anchors = uniqueStatements(role, tech, trade, result)
 		return q
 	}
 	eg := ""
@@ -274,6 +274,19 @@ func projectQuestion(p project, zh bool) interview.QuestionSpec {
 	result := interview.Anchor{Name: "Measured result", Weight: 25,
 		AcceptableStatements: append(append([]string{resultFirst("Backs the result with numbers", "", metrics)}, f.metricClauses...), f.metrics...)}
 	result.AcceptableStatements = append(result.AcceptableStatements, "QPS", "p99", "ms", "percent", "latency", "throughput", "conversion rate", "error rate")
-	q.Anchors = []interview.Anchor{role, tech, trade, result}
+	q.Anchors = uniqueStatements(role, tech, trade, result)
 	return q
+}
+
+// uniqueStatements returns the anchors with each one's repeated statements
+// dropped (a technology named in a clause and on its own, say).
+func uniqueStatements(anchors ...interview.Anchor) []interview.Anchor {
+	for i, a := range anchors {
+		var st []string
+		for _, s := range a.AcceptableStatements {
+			st = appendMax(st, s, len(a.AcceptableStatements))
+		}
+		anchors[i].AcceptableStatements = st
+	}
+	return anchors
 }

@@ -67,9 +67,12 @@ func roleFor(target string) string {
 }
 
 // buildQuestions is the offline interview-extraction: questionCount (5..8,
-// default 6) bank questions. For a role, two generic fundamentals come
-// first, then the role's questions; for the generic role, fundamentals
-// only. Within each part pickQuestions prefers the candidate's skills.
+// default 6) questions. The first is a deep-dive on the first project the
+// resume names, and a second project, if any, gets one after the
+// fundamentals (projects.go). The bank fills the rest: for a role, two
+// generic fundamentals first, then the role's questions; for the generic
+// role, fundamentals only. Within each part pickQuestions prefers the
+// questions that suit the resume's role, then the candidate's skills.
 func buildQuestions(in interview.ExtractionInput) interview.Questions {
 	return buildQuestionsIn(in, "")
 }
