@@ -29,6 +29,8 @@ var (
 	descLabel = regexp.MustCompile(`(?i)^(技术栈|技术|职责|项目描述|项目职责|项目成果|项目介绍|成果|描述|角色|担任角色|时间|主要工作|工作内容|tech stack|stack|technologies|role|responsibilities|results?|description|impact|period|duration)\s*[:：]`)
 	// leadingDate is a date or date range before a project's name.
 	leadingDate = regexp.MustCompile(`^[\d.\-/年月至今～~–— ]+(present|now)?\s*`)
+	// sentenceStart starts a description, not a name.
+	sentenceStart = regexp.MustCompile(`(?i)^(基于|使用|通过|采用|利用|参与)|^(using|based on|with|for)\b`)
 	// nameEnd is where a project's name ends on its title line.
 	nameEnd = regexp.MustCompile(` [-–—] |[—–｜|（(：:，,\t]|  `)
 	// clauseSep splits a project line into clauses.
@@ -131,8 +133,8 @@ func projectName(line string) string {
 	if n < 2 || n > 30 || wordCount(t) > 6 || !strings.ContainsFunc(t, func(r rune) bool { return isHan(r) || unicode.IsLetter(r) }) {
 		return ""
 	}
-	if loc := actionVerb.FindStringIndex(t); loc != nil && loc[0] == 0 {
-		return "" // a sentence about the work ("负责…", "Built …"), not a name
+	if loc := actionVerb.FindStringIndex(t); loc != nil && (loc[0] == 0 || n > 10) || sentenceStart.MatchString(t) {
+		return "" // a sentence about the work ("负责…", "基于 Go 实现…", "Built …"), not a name
 	}
 	if projectHeading.MatchString(t) || otherHeading.MatchString(t) {
 		return ""
