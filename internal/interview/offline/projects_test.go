@@ -100,7 +100,7 @@ func TestProjectDeepDives(t *testing.T) {
 			if n != 1 {
 				t.Errorf("the second project %s is asked about %d times, want once", tc.second, n)
 			}
-			// Only names of the resume: the content's example technologies occur in it.
+			// Every core anchor can be met.
 			for _, a := range q.Anchors {
 				if a.Core && len(a.AcceptableStatements) == 0 {
 					t.Errorf("core anchor %q has no statements", a.Name)
@@ -164,6 +164,7 @@ func TestProjectAnswerScoring(t *testing.T) {
 					interview.EvaluationInput{QuestionNumber: "1", Question: spec, Answer: answer}))
 			}
 			good, vague := score(tc.good), score(tc.vague)
+			t.Logf("good %d, vague %d", good.Score, vague.Score)
 			if good.Score < 75 || vague.Score > 20 {
 				t.Errorf("good answer %d (%+v), vague %d (%+v); want good ≥ 75, vague ≤ 20", good.Score, good.Anchors, vague.Score, vague.Anchors)
 			}
