@@ -4,7 +4,8 @@
 //
 // It reads each stage's JSON user message (interview.UserInput) and returns
 // the JSON object the stage's prompt asks a real model for: a resume
-// profile from a skill dictionary, rubric questions from a built-in bank,
+// profile from a skill dictionary, rubric questions that open with
+// deep-dives on the projects the resume names and go on with a built-in bank,
 // evaluations by keyword overlap between the answer and the rubric's
 // acceptable statements, and follow-ups from the rubric. The same input
 // always gives byte-identical output: there is no randomness, no clock and

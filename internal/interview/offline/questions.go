@@ -2,6 +2,7 @@ package offline
 
 import (
 	"math"
+	"slices"
 	"sort"
 	"strings"
 
@@ -66,9 +67,12 @@ func roleFor(target string) string {
 }
 
 // buildQuestions is the offline interview-extraction: questionCount (5..8,
-// default 6) bank questions. For a role, two generic fundamentals come
-// first, then the role's questions; for the generic role, fundamentals
-// only. Within each part pickQuestions prefers the candidate's skills.
+// default 6) questions. The first is a deep-dive on the first project the
+// resume names, and a second project, if any, gets one after the
+// fundamentals (projects.go). The bank fills the rest: for a role, two
+// generic fundamentals first, then the role's questions; for the generic
+// role, fundamentals only. Within each part pickQuestions prefers the
+// questions that suit the resume's role, then the candidate's skills.
 func buildQuestions(in interview.ExtractionInput) interview.Questions {
 	return buildQuestionsIn(in, "")
 }
@@ -99,12 +103,27 @@ func buildQuestionsIn(in interview.ExtractionInput, lang string) interview.Quest
 			rank[strings.ToLower(s)] = i
 		}
 	}
+	// Project deep-dives first: the interview is about the candidate's own
+	// resume. The bank fills the rest.
+	projects := findProjects(in.ResumeText)
+	if len(projects) > maxProjectQuestions {
+		projects = projects[:maxProjectQuestions]
+	}
+	banked := n - len(projects)
+
+	// Fundamentals that suit the resume's role come first: a frontend
+	// resume is not asked about database indexes while frontend-friendly
+	// fundamentals remain.
+	fit := role
+	if fit == roleGeneric {
+		fit = roleFor(profile.ResumeType)
+	}
 	var chosen []int
 	if role == roleGeneric {
-		chosen = pickQuestions(roleGeneric, n, rank)
+		chosen = pickQuestions(roleGeneric, banked, rank, fit)
 	} else {
-		own := pickQuestions(role, n-fundamentals, rank)
-		chosen = append(pickQuestions(roleGeneric, n-len(own), rank), own...)
+		own := pickQuestions(role, banked-fundamentals, rank, fit)
+		chosen = append(pickQuestions(roleGeneric, banked-len(own), rank, fit), own...)
 	}
 
 	// Questions are in the session's language; a request without one
@@ -122,6 +141,16 @@ func buildQuestionsIn(in interview.ExtractionInput, lang string) interview.Quest
 	for _, i := range chosen {
 		out.Questions = append(out.Questions, bank[i].spec(zh))
 	}
+	// The first project opens the interview; a second one follows the
+	// fundamentals, so the interview alternates between the resume and
+	// the bank.
+	for k, p := range projects {
+		at := 0
+		if k > 0 {
+			at = min(len(out.Questions), 1+fundamentals)
+		}
+		out.Questions = append(out.Questions[:at], append([]interview.QuestionSpec{projectQuestion(p, zh)}, out.Questions[at:]...)...)
+	}
 	return out
 }
 
@@ -130,15 +159,19 @@ func buildQuestionsIn(in interview.ExtractionInput, lang string) interview.Quest
 // the most prominent of the candidate's skills: a question ranks by the
 // earliest position, in the profile's skill list (resume order), of a skill
 // among its tags; then by how many of its tags are skills; then by bank
-// order. Questions testing none of the skills come last.
-func pickQuestions(role string, k int, rank map[string]int) []int {
-	type cand struct{ idx, best, hits int }
+// order. Questions testing none of the skills come last. Before all that,
+// the questions that suit the fit role (see suits) come first.
+func pickQuestions(role string, k int, rank map[string]int, fit string) []int {
+	type cand struct {
+		idx, best, hits int
+		suits           bool
+	}
 	var cands []cand
 	for i, e := range bank {
 		if e.role != role {
 			continue
 		}
-		c := cand{idx: i, best: math.MaxInt}
+		c := cand{idx: i, best: math.MaxInt, suits: suits(e, fit)}
 		for _, t := range e.tags {
 			if r, ok := rank[t]; ok {
 				c.hits++
@@ -148,6 +181,9 @@ func pickQuestions(role string, k int, rank map[string]int) []int {
 		cands = append(cands, c)
 	}
 	sort.SliceStable(cands, func(a, b int) bool {
+		if cands[a].suits != cands[b].suits {
+			return cands[a].suits
+		}
 		if cands[a].best != cands[b].best {
 			return cands[a].best < cands[b].best
 		}
@@ -162,6 +198,24 @@ func pickQuestions(role string, k int, rank map[string]int) []int {
 	}
 	sort.Ints(idx)
 	return idx
+}
+
+// suits reports whether bank question e suits the role fit: a question of
+// that role, any question when fit is the generic role, or a fundamental
+// with a tag that the skill dictionary files under fit ("javascript" suits
+// a frontend interview, "mysql" does not).
+func suits(e entry, fit string) bool {
+	if fit == roleGeneric || e.role == fit {
+		return true
+	}
+	for _, t := range e.tags {
+		for _, d := range skills {
+			if strings.ToLower(d.name) == t && slices.Contains(d.roles, fit) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // spec returns the contract form of a bank question (fresh slices, so a
