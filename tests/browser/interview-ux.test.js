@@ -141,11 +141,12 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     assert.match(await card.locator('.score').textContent(), /^\d+$/);
     assert.match(await card.locator('.fb-text').textContent(), /Clear answer/);
     // What was good and what to improve, from the fake's judgments (every
-    // dimension and key point met, "an example" missing).
+    // dimension and key point met, "an example" missing): an excellent
+    // answer has nothing to fix, only ways to go further.
     const POINTS = {
       strengths: ['Covered the key point: core idea 1.', 'Covered the key point: trade-offs.', 'The answer is technically correct.',
         'The answer covers the whole question.', 'The reasoning is well structured.'],
-      improvements: ['Also cover: an example.'],
+      improvements: ['To go further, also discuss: an example.'],
     };
     const points = async (c) => ({
       good: await c.locator('.fb-strengths h3').textContent(),
@@ -153,7 +154,8 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
       improve: await c.locator('.fb-improvements h3').textContent(),
       improvements: await c.locator('.fb-improvements li').allTextContents(),
     });
-    const WANT_POINTS = { good: 'What was good', improve: 'What to improve', ...POINTS };
+    assert.match(await card.locator('.level').textContent(), /excellent/);
+    const WANT_POINTS = { good: 'What was good', improve: 'To go further', ...POINTS };
     assert.deepEqual(await points(card), WANT_POINTS);
     assert.equal(await card.locator('.fb-points li[data-user-content]').count(), 6, 'the items are marked as server text');
     assert.match(await card.locator('.fb-marker').textContent(), /^Next: /);
@@ -166,8 +168,12 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     await card.waitFor();
     assert.equal(await card.locator('.fb-answer').textContent(), ANSWER, 'the feedback is restored');
     assert.deepEqual(await points(card), WANT_POINTS, 'the lists are restored');
-    await card.locator('.next-btn').click();
+    // A double click on Next goes one step, and its second click does not
+    // fall through to the submit button now under the pointer.
+    await card.locator('.next-btn').dblclick();
     await page.locator('.question-card:not([hidden]) .question-text').waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByText('Write or speak an answer first.').count(), 0, 'no empty answer was sent');
     assert.equal(await page.locator('.question-title').textContent(), 'Question 2');
     assert.match(await page.locator('.feedback-prev summary').textContent(), /previous answer \(1\)/, 'the feedback stays, folded');
     assert.deepEqual(await page.locator('.feedback-prev .fb-strengths li').allTextContents(), POINTS.strengths, 'the folded card keeps its lists');
