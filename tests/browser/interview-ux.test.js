@@ -320,3 +320,46 @@ test('a report without answers: no Potential, no "0 min", the reason shown', { t
     await browser.close();
   }
 });
+
+/** A minimal Word .docx holding text (one paragraph per line), built with python3's zipfile. */
+function docx(text) {
+  const paras = text.split('\n').filter(Boolean).map((p) => `<w:p><w:r><w:t xml:space="preserve">${p.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</w:t></w:r></w:p>`).join('');
+  const py = `
+import io, sys, zipfile
+b = io.BytesIO()
+z = zipfile.ZipFile(b, 'w')
+z.writestr('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
+z.writestr('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')
+z.writestr('word/document.xml', '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' + sys.stdin.read() + '</w:body></w:document>')
+z.close()
+sys.stdout.buffer.write(b.getvalue())
+`;
+  return execFileSync('python3', ['-c', py], { input: paras });
+}
+
+test('a Word resume is described as Word on the ready screen, in both languages', { timeout: 120000 }, async () => {
+  const browser = await launchBrowser();
+  const { page } = browser;
+  const { base } = offline;
+  try {
+    const H = await loginAs(page, base, 'word');
+    const sid = (await (await fetch(`${base}${API}/interview/sessions`, { method: 'POST', headers: H })).json()).data.sessionId;
+    const fd = new FormData();
+    fd.append('resumePdf', new Blob([docx(RESUME)], { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }), 'resume.docx');
+    const r = await fetch(`${base}${API}/interview/sessions/${sid}/interview-questions`, { method: 'POST', headers: H, body: fd });
+    const up = await r.json();
+    assert.equal(r.status, 200, JSON.stringify(up));
+    assert.equal(up.data.read.kind, 'docx');
+    await page.goto(`${base}/#/interview/s/${sid}`);
+    const read = page.locator('.read-summary .read-text');
+    await read.waitFor();
+    assert.match(await read.textContent(), /^Read [\d,]+ characters \(Word\)$/);
+    await page.locator('#lang-switch [data-lang="zh-CN"]').click();
+    await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    await page.locator('.read-summary .read-text', { hasText: 'Word 文档' }).waitFor();
+    assert.doesNotMatch(await page.locator('.read-summary .read-text').textContent(), /纯文本/);
+    assert.deepEqual(browser.errors, []);
+  } finally {
+    await browser.close();
+  }
+});

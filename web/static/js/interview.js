@@ -196,7 +196,11 @@ export function readSummaryText(read) {
   const pages = read.pages ? t('iv.read.pages', { n: read.pages }) : '';
   if (read.source === 'ocr') return t('iv.read.ocr', { n, pages });
   if (read.source === 'mixed') return t('iv.read.mixed', { n, pages, ocr: t('iv.read.ocrPages', { n: read.ocrPages }) });
-  return read.pages ? t('iv.read.text', { n, pages }) : t('iv.read.plain', { n });
+  if (read.pages) return t('iv.read.text', { n, pages });
+  // A Word file has no pages here; kind is "" for older sessions.
+  if (read.kind === 'docx') return t('iv.read.word', { n });
+  if (read.kind === 'txt' || read.kind === 'md') return t('iv.read.plain', { n });
+  return t('iv.read.chars', { n });
 }
 
 /** The "12 / 5000" counter of the answer box. */
