@@ -151,6 +151,34 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 		t.Fatalf("session = %+v", sess)
 	}
 
+	t.Run("a session started without a message is untitled until its first message", func(t *testing.T) {
+		// The web starts a session this way when a file is given first: the
+		// title stays empty (the page shows a placeholder in its language),
+		// never the server's English "New conversation".
+		var s session
+		bob.must("POST", "/agents/sessions", map[string]any{"agentId": coach.ID}, &s)
+		if s.ConversationTitle != "" {
+			t.Fatalf("title = %q, want untitled", s.ConversationTitle)
+		}
+		var conv struct{ Title string }
+		bob.must("GET", "/agents/conversations/"+s.SessionID, nil, &conv)
+		if conv.Title != "" {
+			t.Fatalf("stored title = %q, want untitled", conv.Title)
+		}
+		chattest.Exchange(t, bob.chatURL(s.SessionID), bob.token, "  What does my   resume say about Go and databases?")
+		bob.must("GET", "/agents/conversations/"+s.SessionID, nil, &conv)
+		if got, want := conv.Title, "What does my resume..."; got != want {
+			t.Fatalf("title after the first message = %q, want %q", got, want)
+		}
+		// The next message keeps it.
+		chattest.Exchange(t, bob.chatURL(s.SessionID), bob.token, "And about Kafka?")
+		bob.must("GET", "/agents/conversations/"+s.SessionID, nil, &conv)
+		if conv.Title != "What does my resume..." {
+			t.Fatalf("title after the second message = %q", conv.Title)
+		}
+		bob.must("DELETE", "/agents/conversations/"+s.SessionID, nil, nil)
+	})
+
 	t.Run("uploaded file and agent prompt reach the model", func(t *testing.T) {
 		var f fileView
 		r := bob.upload(sess.SessionID, "../../etc/notes.txt", []byte("The secret codeword is PINEAPPLE.\n"))

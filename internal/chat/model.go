@@ -47,8 +47,6 @@ const (
 	TitlePrefixChars = 20
 	// MaxTitleChars bounds a title set by rename.
 	MaxTitleChars = 100
-	// DefaultTitle is the title of a conversation started without a message.
-	DefaultTitle = "New conversation"
 )
 
 // DefaultSystemPrompt is used when the provider configuration has none.
@@ -141,11 +139,13 @@ type MessageFilter struct {
 
 // DeriveTitle makes a conversation title from the first message: its first
 // TitlePrefixChars characters (whitespace collapsed) and "..." when it is
-// longer; DefaultTitle when there is no text.
+// longer; "" (untitled) when there is no text. An untitled conversation is
+// stored with an empty title, which clients show as a placeholder in the
+// reader's language, and is named by its first message (Prepare).
 func DeriveTitle(first string) string {
 	s := strings.Join(strings.Fields(first), " ")
 	if s == "" {
-		return DefaultTitle
+		return ""
 	}
 	if utf8.RuneCountInString(s) <= TitlePrefixChars {
 		return s

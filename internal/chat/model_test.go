@@ -11,8 +11,8 @@ func TestDeriveTitle(t *testing.T) {
 	tests := []struct {
 		name, in, want string
 	}{
-		{"empty", "", DefaultTitle},
-		{"blank", " \n\t ", DefaultTitle},
+		{"empty", "", ""},
+		{"blank", " \n\t ", ""},
 		{"short", "Hello there", "Hello there"},
 		{"exactly 20", "12345678901234567890", "12345678901234567890"},
 		{"21 chars", "123456789012345678901", "12345678901234567890..."},

@@ -173,9 +173,6 @@ func (s *Service) Create(ctx context.Context, userID string, in CreateInput) (Co
 func (s *Service) Open(ctx context.Context, c Conversation) (Conversation, error) {
 	c.ID = ids.New()
 	c.Status = StatusActive
-	if c.Title == "" {
-		c.Title = DefaultTitle
-	}
 	c.CreatedAt = s.now()
 	c.UpdatedAt = c.CreatedAt
 	if err := s.store.CreateConversation(ctx, c); err != nil {
@@ -341,6 +338,15 @@ func (s *Service) Prepare(ctx context.Context, userID, id string, scope Scope, i
 		CreatedAt: s.now()}, scope)
 	if err != nil {
 		return nil, err
+	}
+	// A conversation opened without a message (an agent session started
+	// by a file upload) is named by the first message sent to it.
+	if conv.Title == "" {
+		title := DeriveTitle(in.InputMessage)
+		if err := s.store.Rename(ctx, userID, conv.ID, scope, title, s.now()); err != nil {
+			return nil, err
+		}
+		conv.Title = title
 	}
 	return s.turn(ctx, conv, prof, user)
 }

@@ -191,6 +191,10 @@ type pointText struct {
 	covered, partial, missing, wrong string
 	// alsoCover words a point the evaluator found missing.
 	alsoCover string
+	// further words an optional key point not fully covered, or a point
+	// the evaluator found missing, in an answer of the top level: a way
+	// to go further rather than a fault.
+	further string
 	// dimGood and dimWeak say what a dimension judged met, or not met,
 	// means for the answer; wrongFacts replaces dimWeak[correctness] when
 	// correctness is contradicted.
@@ -207,6 +211,7 @@ var pointTexts = map[string]pointText{
 		missing:   "Missing key point: %s.",
 		wrong:     "Got the key point wrong: %s.",
 		alsoCover: "Also cover: %s.",
+		further:   "To go further, also discuss: %s.",
 		dimGood: map[string]string{
 			DimCorrectness:  "The answer is technically correct.",
 			DimCompleteness: "The answer covers the whole question.",
@@ -230,6 +235,7 @@ var pointTexts = map[string]pointText{
 		missing:   "遗漏了要点：%s。",
 		wrong:     "要点有误：%s。",
 		alsoCover: "还可以补充：%s。",
+		further:   "想更进一步，还可以谈谈：%s。",
 		dimGood: map[string]string{
 			DimCorrectness:  "回答内容正确。",
 			DimCompleteness: "回答覆盖了问题的各个方面。",

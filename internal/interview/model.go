@@ -225,6 +225,10 @@ type ReadSummary struct {
 	Pages    int    `json:"pages"`    // pages of a PDF; 0 for TXT/MD
 	Source   string `json:"source"`   // ReadFromText, ReadFromOCR or ReadFromMixed
 	OCRPages int    `json:"ocrPages"` // pages read by OCR
+	// Kind is the file's kind ("pdf", "docx", "txt", "md", "jpeg", ...),
+	// so that a page can say "Word" rather than "plain text"; "" for
+	// sessions from before it was recorded.
+	Kind string `json:"kind,omitempty"`
 }
 
 // Question is a main question or a follow-up of a session.

@@ -21,7 +21,11 @@ const MaxAnswerPoints = 5
 //   - each dimension (in weight order) judged met is a strength; partial,
 //     missing or contradicted an improvement;
 //   - a "needs improvement" score that nothing above explains gets one
-//     general improvement, so a low score never comes with an empty list.
+//     general improvement, so a low score never comes with an empty list;
+//   - at the top level (excellent) nothing needs fixing: an optional key
+//     point judged partial or missing, and a point the evaluator found
+//     missing, are worded as ways to go further, not as faults (the web
+//     titles the list "To go further" at that level).
 //
 // Both lists are empty (never nil) when the score is hidden: judgments the
 // evidence cannot support are not shown either. Each list holds at most
@@ -32,6 +36,7 @@ func AnswerPointsIn(lang string, spec QuestionSpec, first Evaluation, review *Ev
 		return strengths, improvements
 	}
 	tx := pointTextIn(lang)
+	top := scored.Level == LevelExcellent
 	ev := decisiveEvaluation(first, review, scored)
 	named := map[string]bool{} // key points already listed, by normName
 	for _, a := range spec.Anchors {
@@ -40,13 +45,18 @@ func AnswerPointsIn(lang string, spec QuestionSpec, first Evaluation, review *Ev
 			continue
 		}
 		var format string
-		switch anchorStatus(ev, a.Name) {
+		switch st := anchorStatus(ev, a.Name); st {
 		case StatusMet:
 			strengths = append(strengths, fmt.Sprintf(tx.covered, name))
-		case StatusPartial:
-			format = tx.partial
-		case StatusMissing:
-			format = tx.missing
+		case StatusPartial, StatusMissing:
+			switch {
+			case top && !a.Core:
+				format = tx.further
+			case st == StatusPartial:
+				format = tx.partial
+			default:
+				format = tx.missing
+			}
 		case StatusContradicted:
 			format = tx.wrong
 		default: // not judged: nothing to say
@@ -57,10 +67,14 @@ func AnswerPointsIn(lang string, spec QuestionSpec, first Evaluation, review *Ev
 			improvements = append(improvements, fmt.Sprintf(format, name))
 		}
 	}
+	alsoCover := tx.alsoCover
+	if top {
+		alsoCover = tx.further
+	}
 	for _, p := range cleanList(ev.MissingPoints) {
 		if !named[normName(p)] {
 			named[normName(p)] = true
-			improvements = append(improvements, fmt.Sprintf(tx.alsoCover, p))
+			improvements = append(improvements, fmt.Sprintf(alsoCover, p))
 		}
 	}
 	for _, id := range Dimensions {

@@ -2,6 +2,7 @@ package interview
 
 import (
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -69,6 +70,18 @@ func TestAnswerPoints(t *testing.T) {
 			improvements: []string{},
 		},
 		{
+			name: "english, top level: an optional point not covered is a way to go further", lang: LangEN, spec: enSpec,
+			first:        judged(allMet, map[string]string{"core idea": StatusMet, "trade-offs": StatusMissing}, "an example"),
+			strengths:    []string{"Covered the key point: core idea.", "The answer is technically correct.", "The answer covers the whole question.", "The reasoning is well structured.", "The answer goes into depth."},
+			improvements: []string{"To go further, also discuss: trade-offs.", "To go further, also discuss: an example."},
+		},
+		{
+			name: "chinese, top level: an optional point partly covered is a way to go further", lang: LangZH, spec: zhSpec,
+			first:        judged(allMet, map[string]string{"MVCC 快照": StatusMet, "间隙锁": StatusPartial}),
+			strengths:    []string{"讲到了要点：MVCC 快照。", "回答内容正确。", "回答覆盖了问题的各个方面。", "思路清晰，有条理。", "回答有深度。"},
+			improvements: []string{"想更进一步，还可以谈谈：间隙锁。"},
+		},
+		{
 			name: "hidden score: nothing is said", lang: LangZH, spec: zhSpec, hidden: "insufficient-evidence:0/5",
 			first:     judged(allMet, map[string]string{"MVCC 快照": StatusMet}, "举例"),
 			strengths: []string{}, improvements: []string{},
@@ -107,6 +120,9 @@ func TestAnswerPoints(t *testing.T) {
 				scored = MergeReview(tt.first, scored, *tt.review)
 			}
 			scored.Hidden = tt.hidden
+			if strings.Contains(tt.name, "top level") && scored.Level != LevelExcellent {
+				t.Fatalf("level %q, want %q (score %d)", scored.Level, LevelExcellent, scored.Score)
+			}
 			strengths, improvements := AnswerPointsIn(tt.lang, tt.spec, tt.first, tt.review, scored)
 			if !reflect.DeepEqual(strengths, tt.strengths) {
 				t.Errorf("strengths =\n%q\nwant\n%q", strengths, tt.strengths)

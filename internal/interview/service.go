@@ -217,7 +217,7 @@ type UploadResult struct {
 
 // readSummary describes what doctext read from a resume.
 func readSummary(doc doctext.Document) ReadSummary {
-	return ReadSummary{Chars: doc.Chars, Pages: doc.Pages, Source: doc.Source, OCRPages: doc.OCRPages}
+	return ReadSummary{Chars: doc.Chars, Pages: doc.Pages, Source: doc.Source, OCRPages: doc.OCRPages, Kind: string(doc.Kind)}
 }
 
 func invalidState(format string, args ...any) error {

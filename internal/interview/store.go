@@ -39,6 +39,7 @@ type sessionRow struct {
 	ResumePages    int
 	ResumeSource   string
 	ResumeOCRPages int `gorm:"column:resume_ocr_pages"`
+	ResumeKind     string
 	Suggestions    *string
 	Profile        *string
 	Offline        bool
@@ -143,6 +144,7 @@ func toSessionRow(s Session) sessionRow {
 	}
 	if s.Read != nil {
 		r.ResumeChars, r.ResumePages, r.ResumeSource, r.ResumeOCRPages = s.Read.Chars, s.Read.Pages, s.Read.Source, s.Read.OCRPages
+		r.ResumeKind = s.Read.Kind
 	}
 	return r
 }
@@ -155,7 +157,7 @@ func (r sessionRow) toSession() Session {
 		StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
 	fromJSON(r.Suggestions, &s.Suggestions)
 	if r.ResumeSource != "" {
-		s.Read = &ReadSummary{Chars: r.ResumeChars, Pages: r.ResumePages, Source: r.ResumeSource, OCRPages: r.ResumeOCRPages}
+		s.Read = &ReadSummary{Chars: r.ResumeChars, Pages: r.ResumePages, Source: r.ResumeSource, OCRPages: r.ResumeOCRPages, Kind: r.ResumeKind}
 	}
 	if r.Profile != nil {
 		var p Profile
@@ -360,7 +362,7 @@ func (st *GormStore) CompleteUpload(ctx context.Context, s Session, f File, qs [
 				"flow_request_id": "", "flow_updated_at": now, "upload_hash": "", "current_number": s.CurrentNumber,
 				"interview_type": s.InterviewType, "target": s.Target, "resume_score": s.ResumeScore,
 				"resume_file_id": f.ID, "resume_chars": read.Chars, "resume_pages": read.Pages, "resume_source": read.Source,
-				"resume_ocr_pages": read.OCRPages, "suggestions": jsonText(s.Suggestions), "profile": jsonText(s.Profile),
+				"resume_ocr_pages": read.OCRPages, "resume_kind": read.Kind, "suggestions": jsonText(s.Suggestions), "profile": jsonText(s.Profile),
 				"offline": s.Offline, "language": sessionLanguage(s), "updated_at": now})
 		if res.Error != nil {
 			return res.Error

@@ -208,7 +208,7 @@ func TestReplaceResumeBeforeFirstAnswer(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if want := (interview.ReadSummary{Chars: utf8.RuneCountInString(resumeA), Source: interview.ReadFromText}); a.Read != want || a.Replaced {
+		if want := (interview.ReadSummary{Chars: utf8.RuneCountInString(resumeA), Source: interview.ReadFromText, Kind: "txt"}); a.Read != want || a.Replaced {
 			t.Fatalf("first upload read %+v replaced %v, want %+v and false", a.Read, a.Replaced, want)
 		}
 		if !questionsMention(a.Questions, "Kafka") {

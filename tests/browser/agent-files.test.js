@@ -33,6 +33,15 @@ test('agents: the conversation\'s files can be downloaded and deleted', { timeou
   const item = panel.locator('li', { hasText: 'notes.md' });
   await item.waitFor({ timeout: 20000 });
   assert.match(await item.textContent(), new RegExp(`${Buffer.byteLength(NOTES)} bytes`));
+  // The upload opened a conversation: untitled until its first message
+  // (not the server's English "New conversation"), by the built-in agent
+  // named in the page's language (not its id "general-agent-chat").
+  assert.equal(await page.locator('.chat-title').textContent(), 'Untitled', 'the heading names the open conversation');
+  const conv = page.locator('button.conv[aria-current="true"]');
+  await conv.waitFor();
+  assert.equal(await conv.locator('.conv-title').textContent(), 'Untitled');
+  assert.match(await conv.locator('small').textContent(), /^General assistant · /);
+  assert.doesNotMatch(await page.locator('.conv-list').textContent() + await page.locator('.chat-title').textContent(), /general-agent-chat|New conversation/);
 
   const [download] = await Promise.all([
     page.waitForEvent('download'),
@@ -44,5 +53,17 @@ test('agents: the conversation\'s files can be downloaded and deleted', { timeou
   page.once('dialog', (d) => d.accept());
   await item.getByRole('button', { name: 'Delete' }).click();
   await panel.getByText('No files yet.').waitFor();
+
+  // The first message names the conversation; in Chinese the agent is 通用助手.
+  await page.getByRole('textbox', { name: 'Message' }).fill('What is in the notes?');
+  await page.getByRole('button', { name: 'Send' }).click();
+  await page.locator('.chat-title', { hasText: 'What is in the notes' }).waitFor();
+  await page.locator('button.conv[aria-current="true"] .conv-title', { hasText: 'What is in the notes' }).waitFor({ timeout: 20000 });
+  await page.locator('#lang-switch [data-lang="zh-CN"]').click();
+  await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+  const zhConv = page.locator('button.conv', { hasText: 'What is in the notes' });
+  await zhConv.waitFor({ timeout: 20000 });
+  assert.match(await zhConv.locator('small').textContent(), /^通用助手 · /);
+  assert.equal(await page.getByLabel('智能体').locator('option:checked').textContent(), '通用智能体（默认）');
   assert.deepEqual(errors, []);
 });

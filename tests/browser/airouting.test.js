@@ -65,6 +65,33 @@ async function makeUsage() {
   }
 }
 
+test('routing page without models: "Add a model" disabled with a hint; no raw stage ids in Chinese', { timeout: 120000 }, async () => {
+  const { page } = browser;
+  await loginPage(page);
+  await page.goto(`${server.base}/#/admin`);
+  await page.reload(); // the page learns at start that the token is an admin's
+  await page.getByRole('link', { name: 'Model routing' }).click();
+  await page.getByRole('heading', { name: 'Model routing', level: 1 }).waitFor();
+  const stage = (id) => page.locator(`.route-stage[data-stage="${id}"]`);
+  const add = stage('chat').getByRole('button', { name: 'Add a model' });
+  assert.equal(await add.isDisabled(), true, 'nothing to add');
+  const hint = stage('chat').locator('.route-add-hint');
+  assert.equal(await hint.textContent(), 'Add and enable a model under Configuration first.');
+  assert.equal(await add.getAttribute('aria-describedby'), await hint.getAttribute('id'));
+  // English shows the technical id beside the name.
+  assert.equal(await stage('interview-extraction').locator('h3 .stage-id').textContent(), 'interview-extraction');
+
+  await switchTo(page, 'zh-CN');
+  await page.getByRole('heading', { name: '模型路由', level: 1 }).waitFor();
+  assert.equal(await stage('chat').getByRole('button', { name: '添加模型' }).isDisabled(), true);
+  assert.equal(await stage('chat').locator('.route-add-hint').textContent(), '请先在“配置”中添加并启用模型。');
+  const h3 = stage('interview-extraction').locator('h3');
+  assert.equal(await h3.locator('.stage-id').count(), 0, 'no raw id beside the Chinese name');
+  assert.doesNotMatch(await h3.textContent(), /interview-extraction/);
+  assert.deepEqual(await domProblems(page, 'zh-CN'), []);
+  await switchTo(page, 'en');
+});
+
 test('routing page: ordered pickers per stage, vision marked, errors inline, saved', { timeout: 120000 }, async () => {
   const strong = await property('Strong model', 'gpt-strong');
   const fast = await property('Fast model', 'gpt-fast');

@@ -3,6 +3,8 @@
 /** Latin words a Chinese page may show: technical terms, file formats, keys. */
 export const ZH_ALLOWED = new Set(['ai', 'api', 'url', 'pdf', 'txt', 'md', 'jpeg', 'png', 'webp', 'mb', 'ocr', 'redis',
   'sse', 'json', 'http', 'https', 'ctrl', 'enter', 'token', 'wav', 'mp3', 'docx', 'iot', 'javascript',
+  // Microsoft Word, the name Chinese users give a .docx ("Word 文档")
+  'word',
   // the provider types the default model is named after ("默认（openai）")
   'openai', 'ollama']);
 

@@ -141,11 +141,12 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     assert.match(await card.locator('.score').textContent(), /^\d+$/);
     assert.match(await card.locator('.fb-text').textContent(), /Clear answer/);
     // What was good and what to improve, from the fake's judgments (every
-    // dimension and key point met, "an example" missing).
+    // dimension and key point met, "an example" missing): an excellent
+    // answer has nothing to fix, only ways to go further.
     const POINTS = {
       strengths: ['Covered the key point: core idea 1.', 'Covered the key point: trade-offs.', 'The answer is technically correct.',
         'The answer covers the whole question.', 'The reasoning is well structured.'],
-      improvements: ['Also cover: an example.'],
+      improvements: ['To go further, also discuss: an example.'],
     };
     const points = async (c) => ({
       good: await c.locator('.fb-strengths h3').textContent(),
@@ -153,7 +154,8 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
       improve: await c.locator('.fb-improvements h3').textContent(),
       improvements: await c.locator('.fb-improvements li').allTextContents(),
     });
-    const WANT_POINTS = { good: 'What was good', improve: 'What to improve', ...POINTS };
+    assert.match(await card.locator('.level').textContent(), /excellent/);
+    const WANT_POINTS = { good: 'What was good', improve: 'To go further', ...POINTS };
     assert.deepEqual(await points(card), WANT_POINTS);
     assert.equal(await card.locator('.fb-points li[data-user-content]').count(), 6, 'the items are marked as server text');
     assert.match(await card.locator('.fb-marker').textContent(), /^Next: /);
@@ -166,8 +168,17 @@ test('slow model: progress steps, failure with Retry, feedback card, drafts and 
     await card.waitFor();
     assert.equal(await card.locator('.fb-answer').textContent(), ANSWER, 'the feedback is restored');
     assert.deepEqual(await points(card), WANT_POINTS, 'the lists are restored');
-    await card.locator('.next-btn').click();
+    // A double click on Next goes one step, and its second click does not
+    // fall through to the submit button that may now be under the pointer
+    // (on a phone it is): Next twice, then submit, at once.
+    await card.locator('.next-btn').evaluate((btn) => {
+      btn.click();
+      btn.click();
+      document.querySelector('.question-card button[type="submit"]').click();
+    });
     await page.locator('.question-card:not([hidden]) .question-text').waitFor();
+    await page.waitForTimeout(300);
+    assert.equal(await page.getByText('Write or speak an answer first.').count(), 0, 'no empty answer was sent');
     assert.equal(await page.locator('.question-title').textContent(), 'Question 2');
     assert.match(await page.locator('.feedback-prev summary').textContent(), /previous answer \(1\)/, 'the feedback stays, folded');
     assert.deepEqual(await page.locator('.feedback-prev .fb-strengths li').allTextContents(), POINTS.strengths, 'the folded card keeps its lists');
@@ -310,6 +321,49 @@ test('a report without answers: no Potential, no "0 min", the reason shown', { t
   } catch (e) {
     await failureShot(page, 'ux-empty');
     throw e;
+  } finally {
+    await browser.close();
+  }
+});
+
+/** A minimal Word .docx holding text (one paragraph per line), built with python3's zipfile. */
+function docx(text) {
+  const paras = text.split('\n').filter(Boolean).map((p) => `<w:p><w:r><w:t xml:space="preserve">${p.replace(/&/g, '&amp;').replace(/</g, '&lt;')}</w:t></w:r></w:p>`).join('');
+  const py = `
+import io, sys, zipfile
+b = io.BytesIO()
+z = zipfile.ZipFile(b, 'w')
+z.writestr('[Content_Types].xml', '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types"><Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/><Default Extension="xml" ContentType="application/xml"/><Override PartName="/word/document.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml"/></Types>')
+z.writestr('_rels/.rels', '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>')
+z.writestr('word/document.xml', '<?xml version="1.0" encoding="UTF-8"?><w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main"><w:body>' + sys.stdin.read() + '</w:body></w:document>')
+z.close()
+sys.stdout.buffer.write(b.getvalue())
+`;
+  return execFileSync('python3', ['-c', py], { input: paras });
+}
+
+test('a Word resume is described as Word on the ready screen, in both languages', { timeout: 120000 }, async () => {
+  const browser = await launchBrowser();
+  const { page } = browser;
+  const { base } = offline;
+  try {
+    const H = await loginAs(page, base, 'word');
+    const sid = (await (await fetch(`${base}${API}/interview/sessions`, { method: 'POST', headers: H })).json()).data.sessionId;
+    const fd = new FormData();
+    fd.append('resumePdf', new Blob([docx(RESUME)], { type: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document' }), 'resume.docx');
+    const r = await fetch(`${base}${API}/interview/sessions/${sid}/interview-questions`, { method: 'POST', headers: H, body: fd });
+    const up = await r.json();
+    assert.equal(r.status, 200, JSON.stringify(up));
+    assert.equal(up.data.read.kind, 'docx');
+    await page.goto(`${base}/#/interview/s/${sid}`);
+    const read = page.locator('.read-summary .read-text');
+    await read.waitFor();
+    assert.match(await read.textContent(), /^Read [\d,]+ characters \(Word\)$/);
+    await page.locator('#lang-switch [data-lang="zh-CN"]').click();
+    await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
+    await page.locator('.read-summary .read-text', { hasText: 'Word 文档' }).waitFor();
+    assert.doesNotMatch(await page.locator('.read-summary .read-text').textContent(), /纯文本/);
+    assert.deepEqual(browser.errors, []);
   } finally {
     await browser.close();
   }

@@ -109,3 +109,50 @@ test('voice answer: a language the recogniser cannot do is refused before record
   assert.equal(await picker.isEnabled(), true);
   assert.deepEqual(browser.errors.filter((e) => !/favicon/.test(e)), []);
 });
+
+test('voice answer: a Chinese question on an English-only recogniser warns only once the microphone is pressed', { timeout: 180000 }, async (t) => {
+  if (skipReason) { t.skip(skipReason); return; }
+  const { page } = browser;
+  const { base } = server;
+  const username = `langzh${Date.now().toString(36)}`;
+  const token = await apiRegister(base, username, 'secret-pass-1');
+  const H = { Authorization: `Bearer ${token}` };
+  const me = (await (await fetch(`${base}/api/xunzhi/v1/users/me`, { headers: H })).json()).data;
+  const sid = (await (await fetch(`${base}/api/xunzhi/v1/interview/sessions`, { method: 'POST', headers: H })).json()).data.sessionId;
+  const fd = new FormData();
+  fd.append('resumePdf', new Blob(['张伟，后端工程师，五年经验。熟悉 Go、MySQL、Redis 和 Kafka，负责订单系统的设计、开发与上线，编写测试和运维手册，并指导两名新同事。主导过数据库分库分表和缓存一致性改造，把接口延迟降低了一半。参与过支付对账平台的建设，设计了幂等的消息消费与补偿任务，保证每日千万级订单的最终一致。熟悉 Linux 性能分析，定位过多次线上慢查询和内存泄漏问题，并推动团队建立了代码评审与压测规范。\n'], { type: 'text/plain' }), 'resume.txt');
+  fd.append('language', 'zh-CN');
+  const up = await fetch(`${base}/api/xunzhi/v1/interview/sessions/${sid}/interview-questions`, { method: 'POST', headers: H, body: fd });
+  assert.equal(up.status, 200, await up.text());
+  await page.goto(`${base}/#/login`);
+  await page.evaluate(([tok, user]) => {
+    localStorage.setItem('aimeeting.token', tok);
+    localStorage.setItem('aimeeting.user', JSON.stringify(user));
+  }, [token, { id: me.id, username: me.username, isAdmin: me.isAdmin }]);
+  await page.goto(`${base}/#/interview/s/${sid}`);
+  await page.getByRole('button', { name: 'Begin the interview' }).click();
+  await page.locator('.question-text').waitFor();
+  assert.match(await page.locator('.question-text').textContent(), /[\u4e00-\u9fff]/, 'a Chinese question');
+
+  const picker = page.getByLabel('Speech language');
+  const voice = page.getByRole('button', { name: /Answer by voice/ });
+  const notice = page.locator('.voice-notice');
+  assert.equal(await picker.inputValue(), 'zh-CN', 'the language is guessed from the question');
+  // The candidate who types is not warned about voice.
+  await page.evaluate(async () => { const { speechCapabilities } = await import('/assets/js/speech.js'); await speechCapabilities(); });
+  assert.equal(await notice.isVisible(), false, 'no warning on the question');
+  assert.equal(await voice.isEnabled(), true);
+  // Pressing the microphone says why it cannot record, and records nothing.
+  let sockets = 0;
+  page.on('websocket', () => { sockets += 1; });
+  await voice.click();
+  await notice.waitFor({ state: 'visible' });
+  assert.equal((await notice.textContent()).trim(), NOTICE);
+  assert.equal(await voice.isDisabled(), true);
+  assert.equal(sockets, 0, 'nothing is recorded');
+  // English records again.
+  await picker.selectOption('en');
+  assert.equal(await notice.isVisible(), false);
+  assert.equal(await voice.isEnabled(), true);
+  assert.deepEqual(browser.errors.filter((e) => !/favicon/.test(e)), []);
+});

@@ -95,6 +95,19 @@ test('a TTS task shows progress to 100 % and its audio can play', { timeout: 180
   await page.locator('.records li').first().waitFor();
   await screenshot(page, 'tts', { fullPage: true });
   t.diagnostic(`progress values seen: ${JSON.stringify([...new Set(seen)])}`);
+
+  // On a phone the bar takes the card's full width, its text below it.
+  const desktop = page.viewportSize();
+  await page.setViewportSize({ width: 390, height: 844 });
+  try {
+    const [bar, text, wrap] = await Promise.all(['#tts-progress', '#tts-progress-text', '.progress-wrap']
+      .map((sel) => page.locator(sel).boundingBox()));
+    assert.ok(Math.abs(bar.width - wrap.width) < 2, `the bar is as wide as its row: ${bar.width} of ${wrap.width}`);
+    assert.ok(text.y >= bar.y + bar.height - 1, `the text is below the bar: ${JSON.stringify({ bar, text })}`);
+    await screenshot(page, 'tts-phone', { fullPage: true });
+  } finally {
+    await page.setViewportSize(desktop);
+  }
 });
 
 test('a running TTS task is followed again after a reload', { timeout: 240000 }, async (t) => {

@@ -4,7 +4,7 @@
 // Mounted at #/admin-routing and #/admin-usage; admin.js links here.
 
 import { api, getUser } from './api.js';
-import { fmtNumber, t } from './i18n.js';
+import { fmtNumber, locale, t } from './i18n.js';
 import './i18n/airouting.js';
 import { alertBox, busy, clear, field, h, toast } from './ui.js';
 
@@ -90,12 +90,18 @@ export async function routingView(root) {
         h('button.btn.btn-small.btn-danger', { type: 'button', onclick: () => { ids.splice(i, 1); renderStage(st, box); } }, t('routing.remove')));
     });
     errors[st] = errors[st] || alertBox();
+    // No model to offer: the button is disabled and says why beside it.
+    const hintId = `route-add-hint-${st}`;
+    const addHint = offered.length ? null
+      : h('small.muted.route-add-hint', { id: hintId }, t(models.length ? 'routing.noVisionModel' : 'routing.addFirst'));
+    // The stage's id is a technical name: beside the English name only
+    // (a Chinese page names the stage in Chinese).
     clear(box,
-      h('h3', stageName(st), ' ', h('span.stage-id', { translate: 'no' }, st)),
+      h('h3', stageName(st), locale() === 'zh-CN' ? null : [' ', h('span.stage-id', { translate: 'no' }, st)]),
       h('p.stage-hint', t(`stage.${st}.hint`), vision ? ` ${t('routing.visionOnly')}` : ''),
       ids.length ? h('ol.route-list', rows) : h('p.route-default', t('routing.default')),
-      h('button.btn.btn-small', { type: 'button', disabled: ids.length >= 5 || !offered.length,
-        onclick: () => { ids.push(''); renderStage(st, box); } }, t('routing.add')),
+      h('div.row.route-add', h('button.btn.btn-small', { type: 'button', disabled: ids.length >= 5 || !offered.length,
+        'aria-describedby': addHint ? hintId : null, onclick: () => { ids.push(''); renderStage(st, box); } }, t('routing.add')), addHint),
       errors[st].el);
   };
   const boxes = {};

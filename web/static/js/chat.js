@@ -108,9 +108,15 @@ export function providerName(id, name) {
   return m ? t('chat.defaultProvider', { provider: m[1] }) : t('chat.defaultModel');
 }
 
-/** "<model or agent> · 12 messages · date" of a conversation in the list (the name is user content). */
-function convMeta(c) {
+/**
+ * "<model or agent> · 12 messages · date" of a conversation in the list (the
+ * name is user content). agentLabel, when given, names the conversation's
+ * agent in the page's language (the built-in one), or returns ''.
+ */
+function convMeta(c, agentLabel) {
   const text = t('chat.meta', { n: c.messageCount ?? 0, time: fmtTime(c.lastMessageTime || c.createTime) });
+  const label = c.agentName && agentLabel ? agentLabel(c) : '';
+  if (label) return [label, ' · ', text];
   if (c.agentName) return [h('span', { 'data-user-content': '' }, c.agentName), ' · ', text];
   if (c.aiId === 'default') return [providerName(c.aiId, c.aiName), ' · ', text];
   return c.aiName ? [h('span', { 'data-user-content': '' }, c.aiName), ' · ', text] : text;
@@ -139,6 +145,7 @@ function chatPanel(root, cfg) {
 
   /** The title: a conversation's title is user content, the placeholder title is not. */
   function setTitle(text, user) {
+    state.untitled = !text;
     titleEl.textContent = text || t('chat.untitled');
     if (user && text) titleEl.setAttribute('data-user-content', '');
     else titleEl.removeAttribute('data-user-content');
@@ -157,7 +164,7 @@ function chatPanel(root, cfg) {
         type: 'button', 'aria-current': c.sessionId === state.sid ? 'true' : null, dataset: { sid: c.sessionId },
         onclick: () => { select(c.sessionId); if (!window.matchMedia('(min-width: 760px)').matches) listBox.open = false; },
       }, (c.title || c.conversationTitle) ? h('span.conv-title', { 'data-user-content': '' }, c.title || c.conversationTitle) : h('span.conv-title', t('chat.untitled')),
-      h('small.muted', convMeta(c))))));
+      h('small.muted', convMeta(c, cfg.agentLabel))))));
       if (!(page.records || []).length) list.append(h('li.muted', t('chat.none')));
     } catch (e) { alert.error(e); }
   }
@@ -295,6 +302,10 @@ function chatPanel(root, cfg) {
         state.sid = await cfg.create(text);
         if (cfg.onSessionChange) cfg.onSessionChange(state.sid);
         setTitle(text.length > 20 ? `${text.slice(0, 20)}...` : text, true);
+      } else if (state.untitled) {
+        // The server names an untitled conversation by its first message.
+        setTitle(text.length > 20 ? `${text.slice(0, 20)}...` : text, true);
+        loadList();
       }
     } catch (e) {
       ai.fail(describeError(e));
@@ -306,7 +317,7 @@ function chatPanel(root, cfg) {
     await stream(cfg.chatPath(state.sid), cfg.chatBody(text), ai, () => { input.value = input.value || text; });
   });
 
-  const extra = cfg.extraControls ? cfg.extraControls({ getSid: () => state.sid, setSid: (s) => { state.sid = s; }, alert, messages }) : [];
+  const extra = cfg.extraControls ? cfg.extraControls({ getSid: () => state.sid, setSid: (s) => { state.sid = s; setTitle('', false); }, alert, messages }) : [];
   clear(root,
     h('div.chat-layout',
       h('aside.sidebar', { 'aria-label': t('chat.conversationList') }, newBtn, listBox),
@@ -363,12 +374,17 @@ export async function agentsView(root, params) {
   agentField.wrap.classList.add('inline');
   const desc = h('p.muted.agent-desc', { 'data-user-content': '' });
   let agents = [];
-  try {
+  async function loadAgents() {
+    const picked = agentSelect.value;
     const page = await api('/agent-properties?current=1&size=100');
     agents = page.records || [];
     clear(agentSelect, h('option', { value: '' }, t('agents.general')),
-      ...agents.map((a) => h('option', { value: a.id, 'data-user-content': '' }, a.agentName)));
-  } catch (e) { toast(describeError(e), 'error'); }
+      ...agents.map((a) => (a.builtIn
+        ? h('option', { value: a.id }, t('agents.builtinName'))
+        : h('option', { value: a.id, 'data-user-content': '' }, a.agentName))));
+    agentSelect.value = picked;
+  }
+  try { await loadAgents(); } catch (e) { toast(describeError(e), 'error'); }
   const showDesc = () => {
     const a = agents.find((x) => x.id === agentSelect.value);
     clear(desc, a ? [a.builtIn ? t('agents.builtinDesc') : a.description || '', ' ', ...(a.tags || []).map((tag) => h('span.tag', tagLabel(tag)))] : h('span', t('agents.defaultDesc')));
@@ -386,7 +402,11 @@ export async function agentsView(root, params) {
     const body = {};
     if (agentSelect.value) body.agentId = agentSelect.value;
     if (first) body.firstMessage = first;
-    return (await api('/agents/sessions', { method: 'POST', body })).sessionId;
+    const sid = (await api('/agents/sessions', { method: 'POST', body })).sessionId;
+    // The server creates the built-in agent on its first session: learn
+    // it, so that the list names it in the page's language.
+    if (!body.agentId && !agents.some((a) => a.builtIn)) await loadAgents().catch(() => {});
+    return sid;
   };
   panel = chatPanel(root, {
     initialSid: params[0] || '',
@@ -395,6 +415,8 @@ export async function agentsView(root, params) {
     chatPath: (sid) => `/agents/sessions/${encodeURIComponent(sid)}/chat`,
     chatBody: (text) => ({ inputMessage: text }),
     titleOf: async (sid) => (await api(`/agents/conversations/${encodeURIComponent(sid)}`)).title,
+    // The built-in agent's name is the server's fixed id: named in the page's language.
+    agentLabel: (c) => (agents.some((a) => a.builtIn && (a.id === c.agentId || a.agentName === c.agentName)) ? t('agents.builtinName') : ''),
     create: ensureSession,
     onSessionChange: (sid) => {
       history.replaceState(null, '', sid ? `#/agents/${encodeURIComponent(sid)}` : '#/agents');

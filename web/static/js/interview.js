@@ -63,7 +63,9 @@ function pointLists(d) {
     ? h(`div.fb-points.${cls}`, h('h3', title), h('ul', ...items.map((x) => h('li', { 'data-user-content': '' }, x))))
     : null);
   const good = list('fb-strengths', t('iv.fb.strengths'), d.strengths);
-  const improve = list('fb-improvements', t('iv.fb.improvements'), d.improvements);
+  // At the top level nothing needs fixing: the server words what is left
+  // as ways to go further, and the heading says so.
+  const improve = list('fb-improvements', t(d.level === 'excellent' ? 'iv.fb.further' : 'iv.fb.improvements'), d.improvements);
   return good || improve ? h('div.fb-points-row', good, improve) : null;
 }
 
@@ -194,7 +196,11 @@ export function readSummaryText(read) {
   const pages = read.pages ? t('iv.read.pages', { n: read.pages }) : '';
   if (read.source === 'ocr') return t('iv.read.ocr', { n, pages });
   if (read.source === 'mixed') return t('iv.read.mixed', { n, pages, ocr: t('iv.read.ocrPages', { n: read.ocrPages }) });
-  return read.pages ? t('iv.read.text', { n, pages }) : t('iv.read.plain', { n });
+  if (read.pages) return t('iv.read.text', { n, pages });
+  // A Word file has no pages here; kind is "" for older sessions.
+  if (read.kind === 'docx') return t('iv.read.word', { n });
+  if (read.kind === 'txt' || read.kind === 'md') return t('iv.read.plain', { n });
+  return t('iv.read.chars', { n });
 }
 
 /** The "12 / 5000" counter of the answer box. */
@@ -578,7 +584,7 @@ async function questionStep(root, sid, onCleanup, restore) {
     badge.textContent = q.isFollowUp ? t('iv.q.followUpTo', { n }) : t('iv.q.followUp');
     qTitle.textContent = q.isFollowUp ? t('iv.q.followUpTitle', { qn: q.questionNumber }) : t('iv.q.questionTitle', { qn: q.questionNumber });
     qText.textContent = q.questionContent;
-    if (!langPicked) { voiceLang.value = guessLanguage(q.questionContent); updateVoiceLang(); }
+    if (!langPicked) { voiceAsked = false; voiceLang.value = guessLanguage(q.questionContent); updateVoiceLang(); }
     answer.value = loadDraft(sid, q.questionNumber);
     counter.textContent = counterText(answer.value.length);
     if (q.totalScore !== null && q.totalScore !== undefined) runScore.textContent = t('iv.q.runningScore', { score: q.totalScore });
@@ -662,7 +668,8 @@ async function questionStep(root, sid, onCleanup, restore) {
     const marker = finished ? t('iv.fb.last') : d.isFollowUp ? t('iv.fb.followUpNext') : t('iv.fb.nextMain', { qn: d.nextQuestionNumber });
     const nextBtn = h('button.btn.btn-primary.next-btn', { type: 'button' },
       finished ? t('iv.fb.toFinish') : d.isFollowUp ? t('iv.fb.nextFollowUp') : t('iv.fb.next'));
-    nextBtn.addEventListener('click', () => goNext(fb));
+    // Once only: a double click must not go two steps.
+    nextBtn.addEventListener('click', () => { if (!fb.next) goNext(fb); });
     return h('section.card.feedback-card', { tabindex: '-1', 'aria-labelledby': 'feedback-title' },
       heading, ...body,
       h(d.isFollowUp && !finished ? 'p.fb-marker.fb-marker-followup' : 'p.fb-marker', marker),
@@ -690,9 +697,20 @@ async function questionStep(root, sid, onCleanup, restore) {
     }
   }
 
+  // When "Next question" was last pressed: the question card takes the
+  // feedback card's place, so the second click of a double click would
+  // land on whatever is now under the pointer (the submit button) and
+  // send an empty answer. Clicks that soon after are ignored.
+  let nextAt = 0;
+  const NEXT_GUARD_MS = 700;
+  submit.addEventListener('click', (e) => {
+    if (Date.now() - nextAt < NEXT_GUARD_MS) e.preventDefault();
+  });
+
   /** The candidate is ready: the next question (or the finish), the feedback kept folded below it. */
   function goNext(fb) {
     fb.next = true;
+    nextAt = Date.now();
     saveFeedback(sid, fb);
     clear(feedback);
     clear(previous, feedbackCard(fb, false));
@@ -727,12 +745,16 @@ async function questionStep(root, sid, onCleanup, restore) {
 
   // ---- voice
   // The recognition language: guessed from each question until the
-  // candidate picks one; a language the server's recogniser cannot do
-  // disables recording and says so before anything is recorded.
+  // candidate picks one. A language the server's recogniser cannot do is
+  // said (and recording refused) only once the candidate asks for voice:
+  // by picking that language or pressing the microphone. A guess alone
+  // (a Chinese question on an English-only recogniser) warns of nothing,
+  // since most candidates type.
   let langPicked = false;
+  let voiceAsked = false;
   let caps = null;
   function updateVoiceLang() {
-    const notice = unsupportedNotice(caps, voiceLang.value);
+    const notice = (langPicked || voiceAsked) ? unsupportedNotice(caps, voiceLang.value) : '';
     voiceNotice.textContent = notice;
     voiceNotice.hidden = !notice;
     if (!recorder) voiceBtn.disabled = Boolean(notice);
@@ -792,7 +814,12 @@ async function questionStep(root, sid, onCleanup, restore) {
       voiceStatus.textContent = empty ? t('iv.voice.nothing') : t('iv.voice.done');
     }
   }
-  voiceBtn.addEventListener('click', () => (recorder ? stopVoice() : startVoice()));
+  voiceBtn.addEventListener('click', () => {
+    if (recorder) { stopVoice(); return; }
+    if (Date.now() - nextAt < NEXT_GUARD_MS) return; // the second click of a double click on Next
+    if (unsupportedNotice(caps, voiceLang.value)) { voiceAsked = true; updateVoiceLang(); return; }
+    startVoice();
+  });
   onCleanup(() => { if (recorder) recorder.stop(); });
 
   const camera = cameraPanel(sid, alert, onCleanup);
