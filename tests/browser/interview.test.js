@@ -135,7 +135,7 @@ async function wholeInterview() {
     })));
     assert.ok(lists.length >= 1, 'the card lists what was good or what to improve');
     for (const l of lists) {
-      assert.match(l.heading, /^(What was good|What to improve)$/);
+      assert.match(l.heading, /^(What was good|What to improve|To go further)$/);
       assert.ok(l.items.length >= 1 && l.items.every((x) => /\S.*[.]$/.test(x)), `list items: ${JSON.stringify(l)}`);
     }
     assert.ok(await page.locator('.question-card').isHidden(), 'the next question waits for the candidate');

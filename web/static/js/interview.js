@@ -700,11 +700,12 @@ async function questionStep(root, sid, onCleanup, restore) {
   // When "Next question" was last pressed: the question card takes the
   // feedback card's place, so the second click of a double click would
   // land on whatever is now under the pointer (the submit button) and
-  // send an empty answer. Clicks that soon after are ignored.
+  // send an empty answer. Such clicks that soon after, on an empty answer,
+  // are ignored (an answer already there, a kept draft, is sent).
   let nextAt = 0;
   const NEXT_GUARD_MS = 700;
   submit.addEventListener('click', (e) => {
-    if (Date.now() - nextAt < NEXT_GUARD_MS) e.preventDefault();
+    if (Date.now() - nextAt < NEXT_GUARD_MS && !answer.value.trim()) e.preventDefault();
   });
 
   /** The candidate is ready: the next question (or the finish), the feedback kept folded below it. */
