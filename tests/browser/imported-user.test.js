@@ -52,6 +52,9 @@ test('an imported account chooses a new password at its first login', { timeout:
   await page.waitForURL(/#\/interview/);
   assert.equal(await dialog.count(), 0);
 
+  // Log out once the interview page has loaded: a request still in flight
+  // when the token is revoked would (rightly) get a 401.
+  await page.waitForLoadState('networkidle');
   await page.getByRole('button', { name: 'Log out' }).click();
   await page.waitForURL(/#\/login/);
   await login(page, 'a-brand-new-pass');
