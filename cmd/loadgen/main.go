@@ -43,6 +43,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -138,6 +139,11 @@ func run() error {
 				_ = os.Setenv(k, v)
 			}
 		}
+	}
+	if !bench && o.url == "" && os.Getenv("AUTH_LOGIN_THROTTLE_ADDRESS_REGISTRATIONS") == "" {
+		// Every candidate registers from this one address, which real users
+		// do not: let the cluster started here take them all.
+		_ = os.Setenv("AUTH_LOGIN_THROTTLE_ADDRESS_REGISTRATIONS", strconv.Itoa(max(o.candidates, 10)))
 	}
 	o.script = scriptPath(o.script)
 	if _, err := fmt.Sscanf(copies, "%d-%d", &o.copies[0], &o.copies[1]); err != nil || o.copies[0] < 1 || o.copies[1] < o.copies[0] {

@@ -22,6 +22,7 @@ import (
 	"slices"
 	"time"
 	"unicode"
+	"unicode/utf8"
 
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 )
@@ -143,7 +144,14 @@ type UsageReport struct {
 // non-empty text.
 func EstimateTokens(s string) int {
 	var cjk, other int
-	for _, r := range s {
+	for i := 0; i < len(s); {
+		if s[i] < utf8.RuneSelf { // ASCII, most of a prompt: no table lookups
+			other++
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
 		switch {
 		case unicode.Is(unicode.Han, r) || unicode.Is(unicode.Hiragana, r) || unicode.Is(unicode.Katakana, r) || unicode.Is(unicode.Hangul, r):
 			cjk++

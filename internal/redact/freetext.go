@@ -27,18 +27,76 @@ var (
 // stored for a trace; the known secrets of a URL are better removed with
 // Text.
 func FreeText(s string) string {
+	// Each pattern is tried only when s holds a literal that every match of
+	// it contains: most text (a model's JSON, an error) holds none, and the
+	// regular expressions were most of an answer's CPU (issue 21). A long s
+	// ("ſ", U+017F) folds to 's' in the (?i) patterns but not in ToLower:
+	// text holding it tries every pattern.
+	folds := strings.ContainsRune(s, '\u017f')
+	if folds || strings.Contains(s, "://") {
+		s = urlInText.ReplaceAllStringFunc(s, URL)
+	}
+	lower := strings.ToLower(s)
+	if folds || strings.Contains(lower, "bearer") || strings.Contains(lower, "basic") {
+		s = bearer.ReplaceAllString(s, "$1 "+Mask)
+		lower = strings.ToLower(s)
+	}
+	if folds || mayBeKeyed(s, lower) {
+		s = keyed.ReplaceAllStringFunc(s, maskKeyed)
+	}
+	if mayHoldProviderKey(s) {
+		s = apiKey.ReplaceAllString(s, Mask)
+	}
+	return s
+}
+
+// freeTextSlow is FreeText without the literal checks: every pattern is
+// tried. Tests compare the two.
+func freeTextSlow(s string) string {
 	s = urlInText.ReplaceAllStringFunc(s, URL)
 	s = bearer.ReplaceAllString(s, "$1 "+Mask)
-	s = keyed.ReplaceAllStringFunc(s, func(m string) string {
-		sub := keyed.FindStringSubmatch(m)
-		if strings.Contains(sub[2], Mask) || strings.EqualFold(sub[2], "bearer") || strings.EqualFold(sub[2], "basic") {
-			return m
-		}
-		quote := ""
-		if v := sub[2]; len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
-			quote = v[:1]
-		}
-		return sub[1] + quote + Mask + quote
-	})
+	s = keyed.ReplaceAllStringFunc(s, maskKeyed)
 	return apiKey.ReplaceAllString(s, Mask)
+}
+
+// maskKeyed masks the value of one keyed match.
+func maskKeyed(m string) string {
+	sub := keyed.FindStringSubmatch(m)
+	if strings.Contains(sub[2], Mask) || strings.EqualFold(sub[2], "bearer") || strings.EqualFold(sub[2], "basic") {
+		return m
+	}
+	quote := ""
+	if v := sub[2]; len(v) >= 2 && (v[0] == '"' || v[0] == '\'') {
+		quote = v[:1]
+	}
+	return sub[1] + quote + Mask + quote
+}
+
+// mayBeKeyed reports whether s (lower: s in lower case) may hold a match of
+// keyed: a ':' or '=' and one of its names.
+func mayBeKeyed(s, lower string) bool {
+	if !strings.ContainsAny(s, ":=") {
+		return false
+	}
+	return strings.Contains(lower, "secret") || strings.Contains(lower, "token") ||
+		strings.Contains(lower, "passw") || strings.Contains(lower, "authorization") ||
+		strings.Contains(lower, "api") && strings.Contains(lower, "key")
+}
+
+// mayHoldProviderKey reports whether s holds one of apiKey's prefixes.
+func mayHoldProviderKey(s string) bool {
+	if strings.Contains(s, "sk-") || strings.Contains(s, "AIza") || strings.Contains(s, "github_pat_") || strings.Contains(s, "xox") {
+		return true
+	}
+	for i := strings.Index(s, "gh"); i >= 0; {
+		if i+3 < len(s) && strings.IndexByte("pousr", s[i+2]) >= 0 && s[i+3] == '_' {
+			return true
+		}
+		j := strings.Index(s[i+2:], "gh")
+		if j < 0 {
+			break
+		}
+		i += 2 + j
+	}
+	return false
 }

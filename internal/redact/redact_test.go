@@ -110,3 +110,51 @@ func TestFreeText(t *testing.T) {
 		}
 	}
 }
+
+// freeTextCorpus mixes the credential shapes with look-alikes, case and
+// Unicode folds (ſ, K), for the comparison of FreeText with its slow form.
+var freeTextCorpus = []string{
+	"", "plain text", `{"score": 87, "evidence": ["used an index"], "keywords": ["btree"]}`,
+	"Authorization: Bearer abcdefghijkl0123", "BASIC dXNlcjpwYXNzd29yZA==", "bearer short",
+	"api-key: v", "APIKEY=v", "api key = not matched?", "Secret='quoted value'", "ſecret=hidden",
+	"ſk-notakey", "api_Key=x", "passwd=x", "PASSWORD : \"a b\"", "access_token=abc&x=1",
+	"see https://user:pw@host/p?token=abc#f", "ftp://h/x", "ghp_abcdefghijklmnopqrstuv", "gh_ghs_abcdefghijklmnopqrstuvw",
+	"xoxb-1234567890-abc", "github_pat_abcdefghijklmnopqrstuvwxyz", "sk-ant-abcdefghijklmnopqrstu",
+	"AIzaSyA1234567890abcdefghijklmnopqrstu", "token", "key: value", "authorization=basic", "令牌 token：值",
+}
+
+func TestFreeTextMatchesSlowForm(t *testing.T) {
+	for _, a := range freeTextCorpus {
+		for _, b := range freeTextCorpus {
+			in := a + " " + b
+			if got, want := FreeText(in), freeTextSlow(in); got != want {
+				t.Errorf("FreeText(%q) = %q, the patterns alone give %q", in, got, want)
+			}
+		}
+	}
+}
+
+func FuzzFreeTextMatchesSlowForm(f *testing.F) {
+	for _, s := range freeTextCorpus {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		if got, want := FreeText(s), freeTextSlow(s); got != want {
+			t.Errorf("FreeText(%q) = %q, the patterns alone give %q", s, got, want)
+		}
+	})
+}
+
+func BenchmarkFreeText(b *testing.B) {
+	s := strings.Repeat(`{"dimensions": [{"name": "depth", "evidence": "explained the B-tree index and its cost"}], "score": 82} `, 8)
+	b.Run("checked", func(b *testing.B) {
+		for b.Loop() {
+			FreeText(s)
+		}
+	})
+	b.Run("patterns", func(b *testing.B) {
+		for b.Loop() {
+			freeTextSlow(s)
+		}
+	})
+}

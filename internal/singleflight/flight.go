@@ -23,9 +23,7 @@ func (e *redisError) Unwrap() error { return e.err }
 // flight is one execution of a key by this process's leader.
 type flight struct {
 	g     *Group
-	ss    *stageState
-	pol   Policy
-	stage string
+	ss    *stageState // the stage's name and policy
 	key   string
 	keys  flightKeys
 	owner string // unique per call: instance id + random
@@ -33,6 +31,9 @@ type flight struct {
 
 	called bool // fn was invoked; hybrid mode then never falls back to a second call
 }
+
+// pol is the stage's policy.
+func (f *flight) pol() *Policy { return &f.ss.pol }
 
 // call invokes fn once, turning a panic into a *PanicError.
 func (f *flight) call(ctx context.Context) (v []byte, err error) {
@@ -52,7 +53,7 @@ func (f *flight) local(ctx context.Context, out Outcome) (Result, error) {
 	if err != nil {
 		return Result{Outcome: out}, err
 	}
-	f.g.l1Put(f.pol, f.key, v)
+	f.g.l1Put(f.pol(), f.key, v)
 	return Result{Value: v, Outcome: out}, nil
 }
 
@@ -103,9 +104,18 @@ func redisDo[T any](ctx context.Context, f *flight, op string, do func(context.C
 	return v, &redisError{op: op, err: err}
 }
 
+// acquire runs the acquire script under Config.RedisTimeout; corrupt names
+// a stored result found corrupt ("" for none).
+func (f *flight) acquire(ctx context.Context, corrupt string) (acquired, error) {
+	return redisDo(ctx, f, "acquire", func(ctx context.Context) (acquired, error) {
+		return f.g.st.acquire(ctx, f.keys, f.owner, *f.pol(), corrupt)
+	})
+}
+
 // run is the Redis protocol of one flight: acquire, then own, replay or
-// follow, re-acquiring after each wake-up of a follower.
-func (f *flight) run(ctx context.Context) (Result, error) {
+// follow, re-acquiring after each wake-up of a follower. first is the reply
+// of an acquire already made (Group.start), nil to make one.
+func (f *flight) run(ctx context.Context, first *acquired) (Result, error) {
 	g := f.g
 	var (
 		corrupt   string  // token of a stored result found corrupt
@@ -127,14 +137,17 @@ func (f *flight) run(ctx context.Context) (Result, error) {
 		}
 	}()
 	for {
-		ct := corrupt // the closure may outlive a timed-out call: give it a copy
-		corrupt = ""
-		a, err := redisDo(ctx, f, "acquire", func(ctx context.Context) (acquired, error) {
-			return g.st.acquire(ctx, f.keys, f.owner, f.pol, ct)
-		})
-		if err != nil {
-			return Result{}, err
+		var a acquired
+		if first != nil {
+			a, first = *first, nil
+		} else {
+			var err error
+			a, err = f.acquire(ctx, corrupt)
+			if err != nil {
+				return Result{}, err
+			}
 		}
+		corrupt = ""
 		switch a.status {
 		case statusReplaySuccess:
 			v, err := a.payload.decode()
@@ -142,7 +155,7 @@ func (f *flight) run(ctx context.Context) (Result, error) {
 				corrupt = a.token // a miss: take the flight over and recompute
 				continue
 			}
-			g.l1Put(f.pol, f.key, v)
+			g.l1Put(f.pol(), f.key, v)
 			out := ReplayRedis
 			if following {
 				out = Follower
@@ -154,7 +167,7 @@ func (f *flight) run(ctx context.Context) (Result, error) {
 			if following {
 				out = Follower
 			}
-			return Result{Outcome: out}, f.pol.codec().Decode(a.failure)
+			return Result{Outcome: out}, f.pol().codec().Decode(a.failure)
 
 		case statusOwnerNew, statusOwnerTakeover:
 			out := OwnerNew
@@ -194,7 +207,7 @@ func (f *flight) run(ctx context.Context) (Result, error) {
 			case ev := <-w.C:
 				w = nil // one-shot: the reader has dropped it
 				if v, ok := eventValue(ev); ok {
-					g.l1Put(f.pol, f.key, v)
+					g.l1Put(f.pol(), f.key, v)
 					return Result{Value: v, Outcome: Follower}, nil
 				}
 				// A failure, or a result too large to carry: re-acquire.
@@ -231,12 +244,12 @@ func (f *flight) own(ctx context.Context, token string, out Outcome) (res Result
 	// its lease, or another instance would start a second one. Close stops them.
 	hbctx := context.WithoutCancel(fctx)
 	var leaseLost atomic.Bool
-	hb := lease.Start(f.pol.Heartbeat, func() bool {
+	hb := lease.Start(f.pol().Heartbeat, func() bool {
 		if g.base.Err() != nil {
 			return false
 		}
 		ok, err := redisDo(hbctx, f, "heartbeat", func(ctx context.Context) (bool, error) {
-			return g.st.heartbeat(ctx, f.keys, f.owner, token, f.pol)
+			return g.st.heartbeat(ctx, f.keys, f.owner, token, *f.pol())
 		})
 		if err == nil && !ok {
 			leaseLost.Store(true)
@@ -258,21 +271,21 @@ func (f *flight) own(ctx context.Context, token string, out Outcome) (res Result
 	// waiting, and a retryable failure lets them take over at once.
 	cctx := context.WithoutCancel(ctx)
 	if ferr == nil {
-		pl := encodePayload(v, f.pol.CompressOver)
+		pl := encodePayload(v, f.pol().CompressOver)
 		ok, err := redisDo(cctx, f, "complete", func(ctx context.Context) (bool, error) {
-			return g.st.completeSuccess(ctx, f.keys, f.owner, token, f.pol, pl)
+			return g.st.completeSuccess(ctx, f.keys, f.owner, token, *f.pol(), pl)
 		})
 		if err == nil && !ok {
 			return Result{}, true, nil
 		}
 		// On a Redis error the model call is already paid for: the caller
 		// still gets its result (followers elsewhere take over later).
-		g.l1Put(f.pol, f.key, v)
+		g.l1Put(f.pol(), f.key, v)
 		return Result{Value: v, Outcome: out}, false, nil
 	}
-	fail := f.pol.codec().Encode(ferr)
+	fail := f.pol().codec().Encode(ferr)
 	ok, err := redisDo(cctx, f, "complete", func(ctx context.Context) (bool, error) {
-		return g.st.completeFailure(ctx, f.keys, f.owner, token, f.pol, fail)
+		return g.st.completeFailure(ctx, f.keys, f.owner, token, *f.pol(), fail)
 	})
 	if err == nil && !ok && !errors.Is(ferr, context.Canceled) {
 		return Result{}, true, nil

@@ -3,6 +3,7 @@ package singleflight
 import (
 	"context"
 	"errors"
+	"fmt"
 	"sync"
 	"testing"
 	"time"
@@ -204,5 +205,46 @@ func TestCloseCancelsFlightsAndRefusesNewOnes(t *testing.T) {
 	}
 	if _, err := g.Do(context.Background(), testStage, "k", nil); !errors.Is(err, ErrClosed) {
 		t.Errorf("Do after Close: err = %v, want ErrClosed", err)
+	}
+}
+
+// The flight's context is the call itself (callctx.go): contexts derived
+// from it (a timeout around a Redis command, fn's own) register with it
+// and are cancelled with it when every caller has gone; it carries the
+// first caller's values.
+func TestLocalDerivedContextsFollowTheFlight(t *testing.T) {
+	type key struct{}
+	g := localGroup(t)
+	got := make(chan error, 1)
+	running := make(chan struct{})
+	fn := started(running, func(ctx context.Context) ([]byte, error) {
+		if v, _ := ctx.Value(key{}).(string); v != "first caller" {
+			got <- fmt.Errorf("fn ctx value = %q, want the first caller's", v)
+			return nil, nil
+		}
+		dctx, cancel := context.WithTimeout(ctx, time.Minute)
+		defer cancel()
+		<-dctx.Done()
+		if !errors.Is(dctx.Err(), context.Canceled) || !errors.Is(context.Cause(dctx), context.Canceled) {
+			got <- fmt.Errorf("derived ctx: err %v, cause %v; want context.Canceled", dctx.Err(), context.Cause(dctx))
+			return nil, nil
+		}
+		got <- nil
+		return nil, dctx.Err()
+	})
+	ctx, cancel := context.WithCancel(context.WithValue(context.Background(), key{}, "first caller"))
+	r := goDo(ctx, g, "k", fn)
+	waitClosed(t, running, "fn")
+	cancel()
+	if res := recv(t, r); !errors.Is(res.err, context.Canceled) {
+		t.Errorf("caller: err = %v, want context.Canceled", res.err)
+	}
+	select {
+	case err := <-got:
+		if err != nil {
+			t.Error(err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("a context derived from fn's was not cancelled when the only caller left")
 	}
 }

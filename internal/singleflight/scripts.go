@@ -15,7 +15,7 @@ import (
 // {<key hash>}, so every script touching them runs on Redis Cluster.
 type flightKeys struct {
 	tag    string // "{<hash>}"
-	meta   string // hash: state, owner, token, seq, hb, done, followed, failure fields
+	meta   string // hash: state, owner, token, seq, hb, followed, failure fields
 	result string // hash: enc, size, stored, sum, data, token
 	stream string // completion events, MAXLEN streamMaxLen
 }
@@ -56,17 +56,19 @@ const maxEventPayload = 64 << 10
 
 // luaPrelude is shared by the scripts: the server clock in milliseconds
 // (never the client's: clock skew between instances cannot cause takeovers)
-// and the owner check.
+// and the owner check. Every redis.call costs the script about a microsecond
+// or two, which is most of a flight's time in Redis: the scripts make as
+// few as the protocol allows (docs/singleflight.md, "Cost").
 const luaPrelude = `
 local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
 -- owns reports whether ARGV[1]/ARGV[2] (owner id, fencing token) own the
--- running flight. A flight whose meta has vanished (expired while the owner
--- was stalled, or lost by a Redis restart) is reclaimed: nobody else owns it.
-local function owns(meta)
-  local m = redis.call('HMGET', meta, 'state', 'owner', 'token')
+-- running flight, given m = HMGET meta state owner token ... A flight whose
+-- meta has vanished (expired while the owner was stalled, or lost by a
+-- Redis restart) is reclaimed: nobody else owns it.
+local function owns(meta, m)
   if not m[1] then
     redis.call('HSET', meta, 'state', 'RUNNING', 'owner', ARGV[1], 'token', ARGV[2], 'seq', ARGV[2])
     return true
@@ -82,6 +84,14 @@ local meta, result, stream = KEYS[1], KEYS[2], KEYS[3]
 local now = now_ms()
 local m = redis.call('HMGET', meta, 'state', 'token', 'hb', 'retry')
 local state = m[1]
+if not state then
+  -- A new flight: the meta hash is empty, so there is nothing to clear. A
+  -- result left behind by an expired meta is never read while RUNNING and is
+  -- overwritten or deleted by the completion.
+  redis.call('HSET', meta, 'state', 'RUNNING', 'owner', ARGV[1], 'token', 1, 'seq', 1, 'hb', now)
+  redis.call('PEXPIRE', meta, ARGV[2])
+  return {'OWNER_NEW', 1}
+end
 local function own(status)
   local seq = redis.call('HINCRBY', meta, 'seq', 1)
   redis.call('HDEL', meta, 'ftype', 'fcode', 'fmsg', 'retry')
@@ -90,7 +100,6 @@ local function own(status)
   redis.call('DEL', result)
   return {status, seq}
 end
-if not state then return own('OWNER_NEW') end
 if state == 'SUCCEEDED' then
   if ARGV[4] ~= '' and ARGV[4] == m[2] then return own('OWNER_TAKEOVER') end
   local r = redis.call('HMGET', result, 'enc', 'size', 'stored', 'sum', 'data')
@@ -115,7 +124,7 @@ return {'FOLLOWER_WAIT', m[2], id}
 // heartbeatScript: KEYS meta; ARGV owner, token, lease ms. Returns 1 when
 // the lease was renewed, 0 when the caller no longer owns the flight.
 var heartbeatScript = redis.NewScript(luaPrelude + `
-if not owns(KEYS[1]) then return 0 end
+if not owns(KEYS[1], redis.call('HMGET', KEYS[1], 'state', 'owner', 'token')) then return 0 end
 redis.call('HSET', KEYS[1], 'hb', now_ms())
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
 return 1
@@ -130,13 +139,14 @@ return 1
 // channel. Returns 1, or 0 when the caller no longer owns the flight.
 var completeScript = redis.NewScript(luaPrelude + `
 local meta, result, stream = KEYS[1], KEYS[2], KEYS[3]
-if not owns(meta) then return 0 end
-local now = now_ms()
+local m = redis.call('HMGET', meta, 'state', 'owner', 'token', 'followed')
+if not owns(meta, m) then return 0 end
 local ttl, maxlen, bell, state = ARGV[3], ARGV[4], ARGV[5], ARGV[6]
-local followed = redis.call('HEXISTS', meta, 'followed') == 1
+local followed = m[4] ~= false
 if state == 'SUCCEEDED' then
   redis.call('HSET', result, 'enc', ARGV[7], 'size', ARGV[8], 'stored', ARGV[9], 'sum', ARGV[10], 'data', ARGV[11], 'token', ARGV[2])
-  redis.call('HSET', meta, 'state', 'SUCCEEDED', 'done', now)
+  redis.call('PEXPIRE', result, ttl)
+  redis.call('HSET', meta, 'state', 'SUCCEEDED')
   if not followed then
   elseif ARGV[12] == '1' then
     redis.call('XADD', stream, 'MAXLEN', maxlen, '*', 'state', 'SUCCEEDED', 'token', ARGV[2],
@@ -144,17 +154,19 @@ if state == 'SUCCEEDED' then
   else
     redis.call('XADD', stream, 'MAXLEN', maxlen, '*', 'state', 'SUCCEEDED', 'token', ARGV[2])
   end
-  redis.call('PEXPIRE', result, ttl)
 else
-  redis.call('HSET', meta, 'state', 'FAILED', 'done', now, 'ftype', ARGV[7], 'fcode', ARGV[8], 'fmsg', ARGV[9], 'retry', ARGV[10])
+  redis.call('HSET', meta, 'state', 'FAILED', 'ftype', ARGV[7], 'fcode', ARGV[8], 'fmsg', ARGV[9], 'retry', ARGV[10])
   redis.call('DEL', result)
   if followed then
     redis.call('XADD', stream, 'MAXLEN', maxlen, '*', 'state', 'FAILED', 'token', ARGV[2], 'retry', ARGV[10])
   end
 end
-if followed and bell ~= '' then redis.call('PUBLISH', bell, stream) end
 redis.call('PEXPIRE', meta, ttl)
-redis.call('PEXPIRE', stream, ttl)
+if followed then
+  -- Only a followed flight has a stream (acquire's FOLLOWER_WAIT).
+  redis.call('PEXPIRE', stream, ttl)
+  if bell ~= '' then redis.call('PUBLISH', bell, stream) end
+end
 return 1
 `)
 

@@ -3,7 +3,7 @@
 // execution and replay its result.
 //
 // It has two layers. In-process, concurrent callers of a key share one
-// execution (a leader goroutine and its waiters), as in
+// execution (its first caller leads, the others wait), as in
 // golang.org/x/sync/singleflight. Across instances, the leader coordinates
 // through Redis: every state change of a flight is one Lua script (acquire,
 // heartbeat, complete), liveness uses Redis server time, every owner write is
@@ -119,8 +119,9 @@ type Group struct {
 	base   context.Context // cancelled by Close
 	cancel context.CancelFunc
 
-	mu sync.Mutex       // protects m
-	m  map[string]*call // in-process flights by key
+	mu     sync.Mutex       // protects m and closed
+	m      map[string]*call // in-process flights by key
+	closed bool             // Close was called: every flight is cancelled
 
 	stages sync.Map // stage name → *stageState, resolved on first use
 
@@ -135,42 +136,32 @@ type l1Entry struct {
 	exp time.Time
 }
 
-// call is an in-process flight: the leader goroutine runs it, the callers
-// wait on done.
+// call is an in-process flight: its first caller starts it (see lead), the
+// other callers wait on done.
 type call struct {
 	done chan struct{} // closed after res and err are set
 
 	res Result
 	err error
 
-	// refs counts the callers still waiting, and cancel cancels the flight's
-	// context; the flight is cancelled when refs drops to zero (every caller
-	// has gone). Both are protected by Group.mu.
-	refs   int
-	cancel context.CancelFunc
+	// refs counts the callers still waiting (protected by Group.mu); the
+	// flight is cancelled when it drops to zero (every caller has gone).
+	refs int
 
-	// parent is the parent of the flight's context (see flightParent).
-	parent flightParent
-}
+	// The flight's context (callctx.go): base is the Group's, values the
+	// first caller's; cmu protects cdone (made on demand), cerr and afters.
+	base, values context.Context
+	cmu          sync.Mutex
+	cdone        chan struct{}
+	cerr         error
+	afters       map[*afterFunc]struct{}
 
-// flightParent is the parent of a flight's context: the Group's base
-// context (cancelled by Close) with the first caller's values but not its
-// deadline or cancellation, so the first caller may leave without failing
-// the others. Its Value asks base first: base carries no values of its own
-// but answers the context package's internal lookup of the nearest
-// cancelable parent, so context.WithCancel registers the flight as a child
-// of base (no goroutine, no AfterFunc), and Close cancels every flight.
-type flightParent struct {
-	context.Context // the Group's base
-	values          context.Context
-}
-
-// Value returns base's value for key, else the first caller's.
-func (p *flightParent) Value(key any) any {
-	if v := p.Context.Value(key); v != nil {
-		return v
-	}
-	return p.values.Value(key)
+	// f is the flight this process runs for the key. When the first steps
+	// (lead) leave work to wait for, local names the outcome of running fn
+	// without Redis, or first holds the reply of the first acquire.
+	f     flight
+	local Outcome
+	first *acquired
 }
 
 // New returns a Group. rdb may be nil in local mode; reg may be nil (no
@@ -231,6 +222,12 @@ func New(cfg Config, rdb redis.UniversalClient, reg prometheus.Registerer) (*Gro
 // afterwards. Close does not close the Redis client.
 func (g *Group) Close() error {
 	g.cancel()
+	g.mu.Lock()
+	g.closed = true
+	for _, c := range g.m {
+		c.cancel()
+	}
+	g.mu.Unlock()
 	if g.rd != nil {
 		g.rd.close(g.cfg.StreamBlock + time.Second)
 	}
@@ -252,10 +249,11 @@ func (g *Group) Close() error {
 // fn's error is returned to every caller of the flight and stored for
 // replay as described by the stage policy's Codec; a panic in fn becomes a *PanicError.
 func (g *Group) Do(ctx context.Context, stage, key string, fn func(ctx context.Context) ([]byte, error)) (Result, error) {
-	if g.base.Err() != nil {
+	g.mu.Lock()
+	if g.closed {
+		g.mu.Unlock()
 		return Result{}, ErrClosed
 	}
-	g.mu.Lock()
 	if c, ok := g.m[key]; ok {
 		c.refs++
 		g.mu.Unlock()
@@ -269,17 +267,21 @@ func (g *Group) Do(ctx context.Context, stage, key string, fn func(ctx context.C
 	}
 	// The flight's context keeps the first caller's values but not its
 	// cancellation: the leader's caller may leave without failing the others.
-	c := &call{done: make(chan struct{}), refs: 1, parent: flightParent{Context: g.base, values: ctx}}
-	fctx, cancel := context.WithCancel(&c.parent)
-	c.cancel = cancel
+	c := &call{done: make(chan struct{}), refs: 1, base: g.base, values: ctx}
 	g.m[key] = c
 	g.mu.Unlock()
 	if g.testHookJoin != nil {
 		g.testHookJoin(key, true)
 	}
-
 	ss := g.stage(stage)
-	go g.lead(fctx, c, ss, key, fn)
+	if g.lead(ctx, c, ss, key, fn) {
+		// Finished on this goroutine (a replay, a failure, or every step
+		// because ctx cannot end): nothing to wait for.
+		if c.res.Outcome != "" {
+			ss.outcome(c.res.Outcome)
+		}
+		return c.res, c.err
+	}
 	res, err := g.wait(ctx, key, c, 0)
 	if res.Outcome != "" {
 		ss.outcome(res.Outcome)
@@ -287,21 +289,57 @@ func (g *Group) Do(ctx context.Context, stage, key string, fn func(ctx context.C
 	return res, err
 }
 
-// lead runs the flight c and publishes its result to the waiters.
-func (g *Group) lead(ctx context.Context, c *call, ss *stageState, key string, fn func(context.Context) ([]byte, error)) {
+// lead starts the flight c for its first caller, whose context is ctx, and
+// reports whether c is finished. The steps that never wait long run on the
+// caller's goroutine: the L1 lookup and the first Redis acquire, bounded by
+// Config.RedisTimeout, which replays a stored result. What may wait long
+// (fn, or following another instance's owner) runs on a goroutine of the
+// flight, so that the caller may leave, unless ctx can never end: then it
+// runs here too, and no goroutine is started at all.
+func (g *Group) lead(ctx context.Context, c *call, ss *stageState, key string, fn func(context.Context) ([]byte, error)) (finished bool) {
+	handedOff := false
 	defer func() {
+		if handedOff {
+			return
+		}
 		if r := recover(); r != nil { // a bug of ours: still never hang the waiters
 			c.err = &PanicError{Value: r, Stack: debug.Stack()}
 		}
-		c.cancel()
-		g.mu.Lock()
-		if g.m[key] == c {
-			delete(g.m, key)
-		}
-		g.mu.Unlock()
-		close(c.done)
+		g.finish(key, c)
 	}()
-	c.res, c.err = g.execute(ctx, ss, key, fn)
+	c.f = flight{g: g, ss: ss, key: key, fn: fn}
+	if g.start(c, c) {
+		return true
+	}
+	if ctx.Done() != nil {
+		handedOff = true
+		go g.rest(c)
+		return false
+	}
+	c.res, c.err = g.execute(c, c)
+	return true
+}
+
+// rest runs what lead left of the flight c on the flight's goroutine.
+func (g *Group) rest(c *call) {
+	defer func() {
+		if r := recover(); r != nil {
+			c.err = &PanicError{Value: r, Stack: debug.Stack()}
+		}
+		g.finish(c.f.key, c)
+	}()
+	c.res, c.err = g.execute(c, c)
+}
+
+// finish publishes c's result to its waiters and removes the flight.
+func (g *Group) finish(key string, c *call) {
+	c.cancel()
+	g.mu.Lock()
+	if g.m[key] == c {
+		delete(g.m, key)
+	}
+	g.mu.Unlock()
+	close(c.done)
 }
 
 // wait waits for c on behalf of one caller, at most maxWait when positive.
@@ -339,38 +377,85 @@ func (g *Group) leave(key string, c *call) {
 	}
 }
 
-// execute produces the flight's result: from L1, by fn alone (local mode or
-// Redis in backoff), or through the Redis protocol.
-func (g *Group) execute(ctx context.Context, ss *stageState, key string, fn func(context.Context) ([]byte, error)) (Result, error) {
-	if v, ok := g.l1Get(ss.pol, key); ok {
-		return Result{Value: v, Outcome: ReplayL1}, nil
+// start takes the first steps of c that never wait long and reports
+// whether they finished it (c.res and c.err are then set): an L1 hit, or a
+// first acquire that replays a stored success or failure (or fails, outside
+// hybrid mode). Otherwise it leaves in c what execute goes on with.
+func (g *Group) start(ctx context.Context, c *call) bool {
+	f := &c.f
+	if v, ok := g.l1Get(f.pol(), f.key); ok {
+		c.res = Result{Value: v, Outcome: ReplayL1}
+		return true
 	}
 	switch {
 	case g.cfg.Mode == ModeLocal:
-		lf := flight{g: g, ss: ss, pol: ss.pol, stage: ss.name, key: key, fn: fn} // stays on the stack
-		return lf.local(ctx, OwnerNew)
+		c.local = OwnerNew
+		return false
 	case g.cfg.Mode == ModeHybrid && !g.redis.Allow():
-		lf := flight{g: g, ss: ss, pol: ss.pol, stage: ss.name, key: key, fn: fn}
-		return lf.local(ctx, LocalFallback)
+		c.local = LocalFallback
+		return false
 	}
-	f := &flight{g: g, ss: ss, pol: ss.pol, stage: ss.name, key: key, fn: fn}
-	f.keys = keysFor(g.cfg.KeyPrefix, key)
+	f.keys = keysFor(g.cfg.KeyPrefix, f.key)
 	f.owner = g.cfg.InstanceID + ":" + randomHex(8)
-	res, err := f.run(ctx)
+	a, err := f.acquire(ctx, "")
+	if err != nil {
+		c.res, c.err = g.redisFailure(c, Result{}, err)
+		return c.local == ""
+	}
+	switch a.status {
+	case statusReplaySuccess:
+		v, err := a.payload.decode()
+		if err != nil {
+			break // corrupt: run takes the flight over
+		}
+		g.l1Put(f.pol(), f.key, v)
+		c.res = Result{Value: v, Outcome: ReplayRedis}
+		return true
+	case statusReplayFailure:
+		c.res, c.err = Result{Outcome: ReplayFailure}, f.pol().codec().Decode(a.failure)
+		return true
+	}
+	c.first = &a
+	return false
+}
+
+// execute produces the result of the flight c after start: by fn alone
+// (local mode, Redis in backoff or failed) or through the Redis protocol,
+// from the first acquire's reply.
+func (g *Group) execute(ctx context.Context, c *call) (Result, error) {
+	f := &c.f
+	if c.local != "" {
+		return f.local(ctx, c.local)
+	}
+	res, err := f.run(ctx, c.first)
+	if err == nil {
+		return res, nil
+	}
+	if res, err = g.redisFailure(c, res, err); c.local != "" {
+		return f.local(ctx, c.local)
+	}
+	return res, err
+}
+
+// redisFailure returns the result of the flight c whose Redis protocol
+// ended in err. A Redis failure before any model call in hybrid mode sets
+// c.local to run fn with in-process deduplication only (a model failure
+// never gets there, so it is never re-run); other Redis failures are
+// wrapped with ErrRedisUnavailable, other errors returned as they are.
+func (g *Group) redisFailure(c *call, res Result, err error) (Result, error) {
 	var re *redisError
 	if !errors.As(err, &re) {
 		return res, err
 	}
-	if g.cfg.Mode == ModeHybrid && !f.called {
-		// Redis failed before any model call: dedup in-process only. A model
-		// failure never gets here, so it is never re-run.
-		return f.local(ctx, LocalFallback)
+	if g.cfg.Mode == ModeHybrid && !c.f.called {
+		c.local = LocalFallback
+		return Result{}, nil
 	}
 	return res, fmt.Errorf("singleflight: %s: %w: %w", re.op, ErrRedisUnavailable, re.err)
 }
 
 // l1Get returns the L1 value of key when the stage uses L1 and it is fresh.
-func (g *Group) l1Get(pol Policy, key string) ([]byte, bool) {
+func (g *Group) l1Get(pol *Policy, key string) ([]byte, bool) {
 	if g.l1 == nil || !pol.L1Enabled {
 		return nil, false
 	}
@@ -382,7 +467,7 @@ func (g *Group) l1Get(pol Policy, key string) ([]byte, bool) {
 }
 
 // l1Put caches v for the stage's L1 TTL.
-func (g *Group) l1Put(pol Policy, key string, v []byte) {
+func (g *Group) l1Put(pol *Policy, key string, v []byte) {
 	if g.l1 == nil || !pol.L1Enabled {
 		return
 	}

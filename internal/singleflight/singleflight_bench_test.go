@@ -26,8 +26,30 @@ func benchLocalGroup(b *testing.B) *Group {
 	return MustNew(b, cfg, nil)
 }
 
+// requestCtx is a caller's context as a server request has one: it can be
+// cancelled, so the flight must let its caller leave (fn runs on a goroutine
+// of the flight). A context that can never end (context.Background) lets
+// Do run fn on the caller's goroutine: BenchmarkLocalDoUncancellable.
+func requestCtx(b *testing.B) context.Context {
+	ctx, cancel := context.WithCancel(context.Background())
+	b.Cleanup(cancel)
+	return ctx
+}
+
 // In-process layer vs golang.org/x/sync/singleflight: one caller per flight.
 func BenchmarkLocalDo(b *testing.B) {
+	g := benchLocalGroup(b)
+	ctx := requestCtx(b)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := g.Do(ctx, testStage, "k", benchFn); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
+
+// The same from a caller that cannot leave (no goroutine is started).
+func BenchmarkLocalDoUncancellable(b *testing.B) {
 	g := benchLocalGroup(b)
 	ctx := context.Background()
 	b.ReportAllocs()
@@ -120,7 +142,7 @@ func benchRedisGroup(b *testing.B, rdb redis.UniversalClient, prefix, id string)
 func BenchmarkDistributedOwner(b *testing.B) {
 	rdb, prefix := benchRedis(b)
 	g := benchRedisGroup(b, rdb, prefix, "owner")
-	ctx := context.Background()
+	ctx := requestCtx(b)
 	b.ReportAllocs()
 	i := 0
 	for b.Loop() {
@@ -135,7 +157,7 @@ func BenchmarkDistributedOwner(b *testing.B) {
 func BenchmarkDistributedReplay(b *testing.B) {
 	rdb, prefix := benchRedis(b)
 	g := benchRedisGroup(b, rdb, prefix, "replay")
-	ctx := context.Background()
+	ctx := requestCtx(b)
 	if _, err := g.Do(ctx, testStage, "replayed", benchFn); err != nil {
 		b.Fatal(err)
 	}
