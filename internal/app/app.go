@@ -404,6 +404,14 @@ func (a *App) Run(ctx context.Context, stdout io.Writer) error {
 		ReadTimeout:       a.cfg.Server.ReadTimeout,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
 	}
+	if a.cfg.Server.PprofAddr != "" {
+		stopPprof, err := servePprof(a.cfg.Server.PprofAddr, a.log)
+		if err != nil {
+			_ = ln.Close()
+			return setting("server.pprof-addr", err)
+		}
+		defer stopPprof()
+	}
 	a.log.Info("listening", "addr", ln.Addr().String(), "database", a.cfg.Database.Driver,
 		"redis", a.cfg.Redis.Enabled(), "aiProvider", a.cfg.AI.ResolvedProvider())
 	fmt.Fprintf(stdout, "listening on http://%s\n", ln.Addr().String())

@@ -128,6 +128,7 @@ type Service struct {
 	metrics  metrics
 	now      func() time.Time
 	progress ProgressStore
+	replays  *replayCache // responses of done answers already replayed
 }
 
 // NewService returns the service; provider is the model every stage uses.
@@ -162,7 +163,8 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 		prompts[stage] = p
 	}
 	return &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
-		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }, progress: cfg.Progress}, nil
+		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }, progress: cfg.Progress,
+		replays: newReplayCache(replayCacheSize)}, nil
 }
 
 // Create starts a new session in DRAFT; the user's other active sessions
@@ -763,6 +765,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 		}
 		if prev.Status == TurnDone && prev.Response != nil && s.now().Sub(prev.CreatedAt) < replayFor {
 			s.metrics.replays.Inc()
+			s.replays.put(userID, sessionID, in.RequestID, prev.Response, prev.CreatedAt)
 			return *prev.Response, nil
 		}
 		if sess.Status != SessionReady && sess.Status != SessionInProgress {
