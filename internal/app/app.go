@@ -180,12 +180,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
 	}
 	var progress interview.ProgressStore // nil: in process
+	var versions interview.Versions      // nil: no copies of current questions
 	if rdb != nil {
 		progress = interview.NewRedisProgress(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+		versions = interview.NewRedisVersions(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
 	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
 		interview.Config{Files: files, Presign: cfg.Storage.Presign, Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars,
-			Registerer: reg, Progress: progress})
+			Registerer: reg, Progress: progress, Versions: versions})
 	if err != nil {
 		return nil, err
 	}

@@ -244,7 +244,8 @@ var _ Store = (*GormStore)(nil)
 var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady, SessionInProgress}
 
 // CreateSession abandons the user's active sessions and inserts s, in one
-// transaction.
+// transaction; it returns the ids of the sessions it abandoned (changed
+// even when it fails: a failed commit may still have happened).
 //
 // The active sessions are found with a plain (non-locking) read and
 // abandoned by primary key: an UPDATE ranging over the user's entries of
@@ -254,9 +255,10 @@ var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady
 // deadlock (issue 21). Two creates of the same user at the same instant may
 // therefore both stay active; the next create abandons both, and nothing
 // relies on a single active session.
-func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
-	return db.TransactionReadCommitted(ctx, st.db, func(tx *gorm.DB) error {
+func (st *GormStore) CreateSession(ctx context.Context, s Session) (abandoned []string, err error) {
+	err = db.TransactionReadCommitted(ctx, st.db, func(tx *gorm.DB) error {
 		var active []string
+		abandoned = nil // a retried transaction starts over
 		if err := tx.Model(&sessionRow{}).Where("user_id = ? AND status IN ?", s.UserID, activeStatuses).
 			Pluck("id", &active).Error; err != nil {
 			return fmt.Errorf("find active sessions: %w", err)
@@ -266,6 +268,7 @@ func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
 				Updates(map[string]any{"status": SessionAbandoned, "updated_at": s.CreatedAt}).Error; err != nil {
 				return fmt.Errorf("abandon sessions: %w", err)
 			}
+			abandoned = active
 		}
 		r := toSessionRow(s)
 		if err := tx.Create(&r).Error; err != nil {
@@ -273,6 +276,7 @@ func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
 		}
 		return nil
 	})
+	return abandoned, err
 }
 
 // Session loads a session of userID; another user's session is missing.
