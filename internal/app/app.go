@@ -130,7 +130,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	// the flights, Redis and the database close.
 	var tokenCache users.TokenCache
 	if rdb != nil {
-		tokenCache = users.NewRedisTokenCache(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+		// Tokens are read from Redis, and kept in process for a few
+		// seconds while the revocation channel is subscribed.
+		local := users.NewLocalTokenCache(users.NewRedisTokenCache(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout),
+			rdb, cfg.Redis.KeyPrefix, users.LocalTokenTTL)
+		a.closers = append(a.closers, local.Close)
+		tokenCache = local
 	}
 	var throttle *users.Throttle // nil: logins are not throttled
 	if lt := cfg.Auth.LoginThrottle; lt.Enabled {
