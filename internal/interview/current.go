@@ -44,6 +44,7 @@ type currentKey struct{ userID, sessionID string }
 type currentEntry struct {
 	version string
 	resp    AnswerResp
+	body    []byte // resp encoded
 	expires time.Time
 }
 
@@ -54,16 +55,16 @@ func newCurrentCache(size int) *currentCache {
 
 // get returns the copy of userID's session when it was loaded at version
 // and is still fresh at now.
-func (c *currentCache) get(userID, sessionID, version string, now time.Time) (AnswerResp, bool) {
+func (c *currentCache) get(userID, sessionID, version string, now time.Time) (currentEntry, bool) {
 	e, ok := c.lru.Get(currentKey{userID, sessionID})
 	if !ok || e.version != version || !now.Before(e.expires) {
-		return AnswerResp{}, false
+		return currentEntry{}, false
 	}
-	return e.resp, true
+	return e, true
 }
 
-func (c *currentCache) put(userID, sessionID, version string, resp AnswerResp, now time.Time) {
-	c.lru.Add(currentKey{userID, sessionID}, currentEntry{version: version, resp: resp, expires: now.Add(currentTTL)})
+func (c *currentCache) put(userID, sessionID, version string, resp AnswerResp, body []byte, now time.Time) {
+	c.lru.Add(currentKey{userID, sessionID}, currentEntry{version: version, resp: resp, body: body, expires: now.Add(currentTTL)})
 }
 
 // forget drops the copies of the sessions (of any user).
@@ -150,16 +151,16 @@ func (st *versionedStore) FinishSession(ctx context.Context, s Session, rep Repo
 // userID's session when the session's version is still the one the copy
 // was loaded at; version is the version read ("" when none could be: then
 // nothing may be cached either).
-func (s *Service) currentFromMemory(ctx context.Context, userID, sessionID string) (resp AnswerResp, version string, ok bool) {
+func (s *Service) currentFromMemory(ctx context.Context, userID, sessionID string) (e currentEntry, version string, ok bool) {
 	if s.versions == nil {
-		return AnswerResp{}, "", false
+		return currentEntry{}, "", false
 	}
 	v, err := s.versions.Version(ctx, sessionID)
 	if err != nil {
-		return AnswerResp{}, "", false
+		return currentEntry{}, "", false
 	}
-	resp, ok = s.current.get(userID, sessionID, v, s.now())
-	return resp, v, ok
+	e, ok = s.current.get(userID, sessionID, v, s.now())
+	return e, v, ok
 }
 
 // RedisVersions keeps session versions in Redis, shared by every instance:

@@ -2,6 +2,7 @@ package interview_test
 
 import (
 	"context"
+	"encoding/json"
 	"reflect"
 	"testing"
 	"time"
@@ -60,6 +61,10 @@ func TestCurrentQuestionFromMemory(t *testing.T) {
 			again, n, err := current(b, "u1")
 			if err != nil || n != 0 || !reflect.DeepEqual(again, want) {
 				t.Fatalf("%s: b again = %+v, %v after %d statements, want %+v from memory", what, again, err, n, want)
+			}
+			raw, err := b.CurrentQuestionJSON(ctx, "u1", s.ID) // from memory, encoded once
+			if wantJSON, _ := json.Marshal(want); err != nil || string(raw) != string(wantJSON) {
+				t.Fatalf("%s: b's JSON = %s, %v\nwant %s", what, raw, err, wantJSON)
 			}
 			return want
 		}

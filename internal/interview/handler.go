@@ -171,8 +171,12 @@ func (h *Handler) progress(c *gin.Context) {
 }
 
 func (h *Handler) current(c *gin.Context) {
-	r, err := h.svc.CurrentQuestion(c.Request.Context(), userID(c), c.Param("sid"))
-	httpx.Respond(c, r, err)
+	b, err := h.svc.CurrentQuestionJSON(c.Request.Context(), userID(c), c.Param("sid"))
+	if err != nil {
+		httpx.Respond(c, nil, err)
+		return
+	}
+	httpx.OKJSON(c, b)
 }
 
 func (h *Handler) answerJSON(c *gin.Context) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -668,35 +669,57 @@ func mainOf(no string) string {
 // With Config.Versions, no query at all while the session has not changed
 // since this instance last loaded it: one Redis read of its version.
 func (s *Service) CurrentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, error) {
+	r, _, err := s.currentQuestion(ctx, userID, sessionID)
+	return r, err
+}
+
+// CurrentQuestionJSON is CurrentQuestion encoded as the API sends it: a
+// copy from memory is not encoded again.
+func (s *Service) CurrentQuestionJSON(ctx context.Context, userID, sessionID string) (json.RawMessage, error) {
+	r, b, err := s.currentQuestion(ctx, userID, sessionID)
+	if err != nil || b != nil {
+		return b, err
+	}
+	return json.Marshal(r)
+}
+
+// currentQuestion is CurrentQuestion, with the encoded response when it
+// was copied in memory (nil otherwise).
+func (s *Service) currentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, json.RawMessage, error) {
 	cached, version, ok := s.currentFromMemory(ctx, userID, sessionID)
 	if ok {
-		return cached, nil
+		return cached.resp, cached.body, nil
 	}
 	sess, _, err := s.store.AnswerState(ctx, userID, sessionID, "")
 	if err != nil {
-		return AnswerResp{}, err
+		return AnswerResp{}, nil, err
 	}
 	switch sess.Status {
 	case SessionReady:
 		if err := s.store.StartInterview(ctx, sess.ID, s.now()); err != nil {
-			return AnswerResp{}, err
+			return AnswerResp{}, nil, err
 		}
 	case SessionInProgress, SessionFinished:
 	default:
-		return AnswerResp{}, invalidState("the session has no questions yet (status %s): upload a resume first", sess.Status)
+		return AnswerResp{}, nil, invalidState("the session has no questions yet (status %s): upload a resume first", sess.Status)
 	}
 	st, err := s.withQuestions(ctx, sess, "")
 	if err != nil {
-		return AnswerResp{}, err
+		return AnswerResp{}, nil, err
 	}
 	resp := s.currentResp(st)
-	if version != "" && sess.Status != SessionReady {
-		// Loaded after version was read: a change since then has bumped
-		// it, so this copy is never used after a change. (Starting the
-		// interview above was a change: no copy.)
-		s.current.put(userID, sessionID, version, resp, s.now())
+	if version == "" || sess.Status == SessionReady {
+		return resp, nil, nil
 	}
-	return resp, nil
+	// Loaded after version was read: a change since then has bumped it, so
+	// this copy is never used after a change. (Starting the interview
+	// above was a change: no copy.)
+	body, err := json.Marshal(resp)
+	if err != nil {
+		return resp, nil, nil
+	}
+	s.current.put(userID, sessionID, version, resp, body, s.now())
+	return resp, body, nil
 }
 
 // currentResp describes the session's current question.
