@@ -10,6 +10,7 @@ import (
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/db/dbtest"
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 	"github.com/xunzhi-ai/aimeeting/internal/testenv"
 )
 
@@ -59,9 +60,20 @@ func eventually(t *testing.T, what string, check func() error) {
 
 // Two instances with copies in process: a token is read from Redis once,
 // then from memory; a logout, a profile change, an admin grant and a
-// password change made on one instance end the other's copies.
+// password change made on one instance end the other's copies. On one
+// Redis and on a Redis Cluster (where the channel's messages cross nodes).
 func TestLocalTokenCacheAcrossInstances(t *testing.T) {
-	r, prefix := testenv.Redis(t)
+	t.Run("redis", func(t *testing.T) {
+		r, prefix := testenv.Redis(t)
+		testLocalTokenCacheAcrossInstances(t, r, prefix)
+	})
+	t.Run("cluster", func(t *testing.T) {
+		r, prefix := testenv.RedisCluster(t)
+		testLocalTokenCacheAcrossInstances(t, r, prefix)
+	})
+}
+
+func testLocalTokenCacheAcrossInstances(t *testing.T, r redis.UniversalClient, prefix string) {
 	ctx := context.Background()
 	gdb := dbtest.SQLite(t)
 	instance := func() (*Service, *countingCache) {
@@ -169,5 +181,55 @@ func TestLocalTokenCacheWithoutSubscription(t *testing.T) {
 	}
 	if local.Live() {
 		t.Fatal("live without a subscription")
+	}
+}
+
+// Losing the subscription drops every copy and stops making them; once
+// Redis is back and the channel subscribed again, copies resume.
+func TestLocalTokenCacheSubscriptionLost(t *testing.T) {
+	proc := testenv.StartRedis(t)
+	r := proc.Client(t)
+	ctx := context.Background()
+	shared := &countingCache{TokenCache: NewRedisTokenCache(r, "p:", redisx.NewBreaker(100*time.Millisecond), 200*time.Millisecond)}
+	local := NewLocalTokenCache(shared, r, "p:", time.Minute)
+	t.Cleanup(func() { _ = local.Close() })
+	mustLive(t, local)
+	if err := local.Set(ctx, "h", []byte("v"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	before := shared.count()
+	if b, ok, err := local.Get(ctx, "h"); err != nil || !ok || string(b) != "v" || shared.count() != before {
+		t.Fatalf("copy: %q %v %v, %d shared reads", b, ok, err, shared.count()-before)
+	}
+
+	proc.Kill()
+	eventually(t, "subscription lost", func() error {
+		if local.Live() {
+			return apperr.Invalid("still live")
+		}
+		return nil
+	})
+	if _, ok, _ := local.Get(ctx, "h"); ok {
+		t.Fatal("a copy was used after the subscription was lost")
+	}
+
+	proc.Restart(t) // empty: the shared entry is gone too
+	for deadline := time.Now().Add(10 * time.Second); !local.Live(); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("not subscribed again 10 s after Redis came back")
+		}
+	}
+	if _, ok, _ := local.Get(ctx, "h"); ok {
+		t.Fatal("after the restart: a hit; want a miss (Redis lost the entry, the copy is gone)")
+	}
+	// The shared cache's breaker skips Redis for a while after the failure.
+	for deadline := time.Now().Add(10 * time.Second); local.Set(ctx, "h", []byte("v2"), time.Minute) != nil; time.Sleep(50 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("the shared cache did not take a write 10 s after Redis came back")
+		}
+	}
+	before = shared.count()
+	if b, ok, err := local.Get(ctx, "h"); err != nil || !ok || string(b) != "v2" || shared.count() != before {
+		t.Fatalf("copy after the restart: %q %v %v, %d shared reads", b, ok, err, shared.count()-before)
 	}
 }
