@@ -30,12 +30,26 @@ type benchOptions struct {
 	runs     int
 	duration time.Duration
 	conc     []int
-	sessions int // ready sessions prepared per concurrency for distinct answers
+	sessions int             // ready sessions prepared per concurrency for distinct answers
+	only     map[string]bool // -bench-only: the rows measured (nil: all)
+	pprofDir string          // -bench-pprof: CPU profiles of the server per fixed cell
+	cpu      bool            // -bench-cpu: CPU time per request per process
 }
+
+// benchRowNames name the rows for -bench-only, in table order.
+var benchRowNames = []string{"healthz", "me", "current", "distinct", "replay"}
+
+// benchPprofAddr is where the benched instance serves its profiler with
+// -bench-pprof (server.pprof-addr).
+const benchPprofAddr = "127.0.0.1:18281"
+
+// measures says whether row name is measured.
+func (bo benchOptions) measures(name string) bool { return bo.only == nil || bo.only[name] }
 
 // benchRow is one endpoint's measurements: req/s per concurrency per run.
 type benchRow struct {
 	name   string
+	key    string // its -bench-only name
 	rates  map[int][]float64
 	errors map[int]int // non-2xx answers (a 503 is a deadlock that reached a user)
 }
@@ -63,11 +77,18 @@ func runBench(ctx context.Context, o options, bo benchOptions, urls []string) er
 	url := urls[0]
 	hc := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, IdleConnTimeout: 30 * time.Second}}
 	e := &benchEnv{url: url, urls: urls, hc: hc, st: newStats()}
-	if err := e.setup(ctx, slices.Max(bo.conc), bo.sessions); err != nil {
+	sessions := bo.sessions
+	if !bo.measures("distinct") {
+		sessions = 0 // no pool users to register
+	}
+	if err := e.setup(ctx, slices.Max(bo.conc), sessions); err != nil {
 		return err
 	}
 	rows := []*benchRow{newRow("GET /healthz"), newRow("GET /users/me"), newRow("GET current-question"),
 		newRow("POST answer-json, distinct answers"), newRow("POST answer-json, identical replay")}
+	for i, r := range rows {
+		r.key = benchRowNames[i]
+	}
 	var redisRates []float64
 	for run := range bo.runs {
 		fmt.Fprintf(os.Stderr, "bench: run %d of %d\n", run+1, bo.runs)
@@ -92,12 +113,39 @@ func runBench(ctx context.Context, o options, bo benchOptions, urls []string) er
 				{rows[4], "POST", sessPath + "/interview/answer-json", e.replay, e.user},
 			}
 			for _, f := range fixed {
+				if !bo.measures(f.row.key) {
+					continue
+				}
+				var prof chan error
+				if bo.pprofDir != "" {
+					prof = make(chan error, 1)
+					go func() { prof <- fetchProfile(ctx, hc, bo, f.row.key, c, run) }()
+				}
+				before := readCPU()
+				var q0 int64
+				if bo.cpu {
+					q0, _ = dbCounters(ctx)
+				}
+				var n int64
 				rate, errs := closedLoop(ctx, c, bo.duration, func(ctx context.Context) bool {
 					r := f.cl.send(ctx, "bench", f.method, f.url, f.body, "application/json")
 					return r.err == nil && r.status == 200
-				})
+				}, &n)
+				if bo.cpu {
+					after := readCPU()
+					q1, _ := dbCounters(ctx)
+					printCPU(os.Stderr, f.row.key, c, n, before, after, q1-q0-1)
+				}
+				if prof != nil {
+					if err := <-prof; err != nil {
+						fmt.Fprintln(os.Stderr, "bench: profile:", err)
+					}
+				}
 				f.row.rates[c] = append(f.row.rates[c], rate)
 				f.row.errors[c] += errs
+			}
+			if !bo.measures("distinct") {
+				continue
 			}
 			rate, errs, err := e.distinct(ctx, c, bo)
 			if err != nil {
@@ -107,7 +155,13 @@ func runBench(ctx context.Context, o options, bo benchOptions, urls []string) er
 			rows[3].errors[c] += errs
 		}
 	}
-	printBench(os.Stdout, bo, rows, redisRates)
+	var measured []*benchRow
+	for _, r := range rows {
+		if bo.measures(r.key) {
+			measured = append(measured, r)
+		}
+	}
+	printBench(os.Stdout, bo, measured, redisRates)
 	return nil
 }
 
@@ -144,6 +198,9 @@ func (e *benchEnv) setup(ctx context.Context, maxConc, sessions int) error {
 	r := e.user.send(ctx, "setup", "POST", e.url+api+"/interview/sessions/"+sid+"/interview/answer-json", e.replay, "application/json")
 	if err := ok(r); err != nil {
 		return fmt.Errorf("first answer: %w", err)
+	}
+	if sessions == 0 {
+		return nil
 	}
 	e.pool = make([]*client, max(sessions, 2*maxConc))
 	errs := make(chan error, len(e.pool))
@@ -288,7 +345,8 @@ func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions) (rate f
 
 // closedLoop runs c workers sending one request after another for d and
 // returns successes per second and the failures.
-func closedLoop(ctx context.Context, c int, d time.Duration, do func(context.Context) bool) (float64, int) {
+// n (when not nil) receives the number of requests sent.
+func closedLoop(ctx context.Context, c int, d time.Duration, do func(context.Context) bool, n *int64) (float64, int) {
 	var okN, failN atomic.Int64
 	deadline := time.Now().Add(d)
 	start := time.Now()
@@ -307,6 +365,9 @@ func closedLoop(ctx context.Context, c int, d time.Duration, do func(context.Con
 		}()
 	}
 	wg.Wait()
+	if n != nil {
+		*n = okN.Load() + failN.Load()
+	}
 	return float64(okN.Load()) / time.Since(start).Seconds(), int(failN.Load())
 }
 
@@ -389,7 +450,16 @@ func printBench(w io.Writer, bo benchOptions, rows []*benchRow, redisRates []flo
 	}
 	fmt.Fprintln(w, head+" ÷ GET /healthz | failed |")
 	fmt.Fprintln(w, sep+" --- | --- |")
-	health := rows[0]
+	health := newRow("")
+	var me *benchRow
+	for _, r := range rows {
+		switch r.key {
+		case "healthz":
+			health = r
+		case "me":
+			me = r
+		}
+	}
 	for _, r := range rows {
 		line := "| " + r.name + " |"
 		var ratios []float64
@@ -412,7 +482,10 @@ func printBench(w io.Writer, bo benchOptions, rows []*benchRow, redisRates []flo
 	fmt.Fprintln(w)
 	for _, c := range bo.conc {
 		var parts []string
-		for _, r := range rows[1:] {
+		for _, r := range rows {
+			if r == health {
+				continue
+			}
 			var ratios []float64
 			for i, v := range r.rates[c] {
 				if i < len(health.rates[c]) && health.rates[c][i] > 0 {
@@ -422,5 +495,27 @@ func printBench(w io.Writer, bo benchOptions, rows []*benchRow, redisRates []flo
 			parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(r.name, "GET "), span(ratios, "%.3f")))
 		}
 		fmt.Fprintf(w, "c=%d ÷ healthz: %s\n", c, strings.Join(parts, "; "))
+	}
+	// Issue 21's goal 3 compares the interview reads with /users/me.
+	if me == nil {
+		return
+	}
+	for _, c := range bo.conc {
+		var parts []string
+		for _, r := range rows {
+			if r.key != "current" && r.key != "replay" {
+				continue
+			}
+			var ratios []float64
+			for i, v := range r.rates[c] {
+				if i < len(me.rates[c]) && me.rates[c][i] > 0 {
+					ratios = append(ratios, v/me.rates[c][i])
+				}
+			}
+			parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(r.name, "GET "), span(ratios, "%.3f")))
+		}
+		if len(parts) > 0 {
+			fmt.Fprintf(w, "c=%d ÷ users/me: %s\n", c, strings.Join(parts, "; "))
+		}
 	}
 }

@@ -100,8 +100,21 @@ func run() error {
 	flag.DurationVar(&bo.duration, "bench-duration", 3*time.Second, "with -bench: how long each cell is measured")
 	flag.StringVar(&benchConc, "bench-conc", "1,8,32", "with -bench: concurrencies, comma-separated")
 	flag.IntVar(&bo.sessions, "bench-sessions", 200, "with -bench: ready sessions prepared per concurrency for distinct answers")
+	var benchOnly string
+	flag.StringVar(&benchOnly, "bench-only", "", "with -bench: measure only these rows, comma-separated, of "+strings.Join(benchRowNames, ",")+" (default: all)")
+	flag.StringVar(&bo.pprofDir, "bench-pprof", "", "with -bench: write a CPU profile of the server during each fixed-request cell into this directory (one instance; serves server.pprof-addr on "+benchPprofAddr+")")
+	flag.BoolVar(&bo.cpu, "bench-cpu", false, "with -bench: print the CPU time per request of the server, MariaDB, Redis and loadgen itself in each cell (from /proc; one instance)")
 	flag.Parse()
 	if bench {
+		if benchOnly != "" {
+			bo.only = map[string]bool{}
+			for _, f := range strings.Split(benchOnly, ",") {
+				if f = strings.TrimSpace(f); !slices.Contains(benchRowNames, f) {
+					return fmt.Errorf("-bench-only %q: want names among %s", benchOnly, strings.Join(benchRowNames, ","))
+				}
+				bo.only[f] = true
+			}
+		}
 		for _, f := range strings.Split(benchConc, ",") {
 			var c int
 			if _, err := fmt.Sscan(f, &c); err != nil || c < 1 || c > 256 {
@@ -123,6 +136,17 @@ func run() error {
 		}
 		if !nSet {
 			o.nodes = 1 // the table is per instance
+		}
+		if (bo.pprofDir != "" || bo.cpu) && o.nodes != 1 {
+			return errors.New("-bench-pprof and -bench-cpu measure one instance: use -n 1")
+		}
+		if bo.pprofDir != "" {
+			if err := os.MkdirAll(bo.pprofDir, 0o755); err != nil {
+				return err
+			}
+			if os.Getenv("SERVER_PPROF_ADDR") == "" {
+				_ = os.Setenv("SERVER_PPROF_ADDR", benchPprofAddr)
+			}
 		}
 		if !addrSet {
 			o.modelAddr = "127.0.0.1:18091"

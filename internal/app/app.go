@@ -130,7 +130,12 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	// the flights, Redis and the database close.
 	var tokenCache users.TokenCache
 	if rdb != nil {
-		tokenCache = users.NewRedisTokenCache(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+		// Tokens are read from Redis, and kept in process for a few
+		// seconds while the revocation channel is subscribed.
+		local := users.NewLocalTokenCache(users.NewRedisTokenCache(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout),
+			rdb, cfg.Redis.KeyPrefix, users.LocalTokenTTL)
+		a.closers = append(a.closers, local.Close)
+		tokenCache = local
 	}
 	var throttle *users.Throttle // nil: logins are not throttled
 	if lt := cfg.Auth.LoginThrottle; lt.Enabled {
@@ -180,12 +185,14 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
 	}
 	var progress interview.ProgressStore // nil: in process
+	var versions interview.Versions      // nil: no copies of current questions
 	if rdb != nil {
 		progress = interview.NewRedisProgress(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+		versions = interview.NewRedisVersions(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
 	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
 		interview.Config{Files: files, Presign: cfg.Storage.Presign, Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars,
-			Registerer: reg, Progress: progress})
+			Registerer: reg, Progress: progress, Versions: versions})
 	if err != nil {
 		return nil, err
 	}
@@ -403,6 +410,14 @@ func (a *App) Run(ctx context.Context, stdout io.Writer) error {
 		ReadHeaderTimeout: min(a.cfg.Server.ReadHeaderTimeout, a.cfg.Server.ReadTimeout),
 		ReadTimeout:       a.cfg.Server.ReadTimeout,
 		BaseContext:       func(net.Listener) context.Context { return context.WithoutCancel(ctx) },
+	}
+	if a.cfg.Server.PprofAddr != "" {
+		stopPprof, err := servePprof(a.cfg.Server.PprofAddr, a.log)
+		if err != nil {
+			_ = ln.Close()
+			return setting("server.pprof-addr", err)
+		}
+		defer stopPprof()
 	}
 	a.log.Info("listening", "addr", ln.Addr().String(), "database", a.cfg.Database.Driver,
 		"redis", a.cfg.Redis.Enabled(), "aiProvider", a.cfg.AI.ResolvedProvider())

@@ -168,6 +168,10 @@ type ServerConfig struct {
 	TrustedProxies string     `mapstructure:"trusted-proxies"`
 	MaxBody        int64      `mapstructure:"max-body"`
 	CORS           CORSConfig `mapstructure:"cors"`
+	// PprofAddr, when set, serves Go's profiler (net/http/pprof) on its
+	// own listener at this loopback address, never on the API's port:
+	// "" (the default) serves none.
+	PprofAddr string `mapstructure:"pprof-addr"`
 }
 
 // Proxies returns the trusted proxies as a list.
@@ -384,6 +388,9 @@ func (c *Config) Validate() error {
 			}
 		}
 	}
+	if a := c.Server.PprofAddr; a != "" && !loopbackAddr(a) {
+		bad("server.pprof-addr", "must be a loopback host:port (127.0.0.1:6060, [::1]:6060, localhost:6060), got %q", a)
+	}
 	if c.Database.QueryTimeout <= 0 {
 		bad("database.query-timeout", "must be positive")
 	}
@@ -533,4 +540,19 @@ func splitList(s string) []string {
 		}
 	}
 	return out
+}
+
+// loopbackAddr reports whether addr is host:port with a loopback host: the
+// profiler shows the process's memory and must not be reachable from
+// elsewhere.
+func loopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }

@@ -5,6 +5,7 @@
 package httpx
 
 import (
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"net"
@@ -30,6 +31,29 @@ func OK(c *gin.Context, data any) { Status(c, http.StatusOK, data) }
 // Status writes data in a success envelope with the given status.
 func Status(c *gin.Context, status int, data any) {
 	c.JSON(status, Envelope{Code: apperr.CodeOK, Message: Text(c, "success"), Data: data, RequestID: RequestID(c)})
+}
+
+// OKJSON writes data, already encoded, in a success envelope with status
+// 200: the bytes c.JSON would write for OK(c, data) without decoding and
+// encoding data again.
+func OKJSON(c *gin.Context, data json.RawMessage) {
+	b := make([]byte, 0, len(data)+96)
+	b = append(b, `{"code":`...)
+	b = appendJSONString(b, apperr.CodeOK)
+	b = append(b, `,"message":`...)
+	b = appendJSONString(b, Text(c, "success"))
+	b = append(b, `,"data":`...)
+	b = append(b, data...)
+	b = append(b, `,"requestId":`...)
+	b = appendJSONString(b, RequestID(c))
+	b = append(b, '}')
+	c.Data(http.StatusOK, "application/json; charset=utf-8", b)
+}
+
+// appendJSONString appends s encoded as encoding/json encodes a string.
+func appendJSONString(b []byte, s string) []byte {
+	enc, _ := json.Marshal(s) // a string always encodes
+	return append(b, enc...)
 }
 
 // statusOf maps an error kind to its HTTP status.

@@ -3,10 +3,12 @@ package httpx
 import (
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"net/http/httptest"
 	"testing"
 
 	"github.com/gin-gonic/gin"
+	"github.com/prometheus/client_golang/prometheus"
 
 	"github.com/xunzhi-ai/aimeeting/internal/apperr"
 	"github.com/xunzhi-ai/aimeeting/internal/auth"
@@ -79,6 +81,39 @@ func TestAdmin(t *testing.T) {
 			r.ServeHTTP(w, httptest.NewRequest("GET", "/x", nil))
 			if w.Code != tt.want {
 				t.Fatalf("status %d, want %d: %s", w.Code, tt.want, w.Body)
+			}
+		})
+	}
+}
+
+// OKJSON writes the bytes OK writes for the same data, in either language.
+func TestOKJSONMatchesOK(t *testing.T) {
+	gin.SetMode(gin.TestMode)
+	data := map[string]any{"text": "<b>你好</b> & \"quotes\"", "n": 1.5, "list": []string{"a"}}
+	raw, err := json.Marshal(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, lang := range []string{"", "zh-CN"} {
+		t.Run("lang="+lang, func(t *testing.T) {
+			serve := func(write func(c *gin.Context)) *httptest.ResponseRecorder {
+				w := httptest.NewRecorder()
+				_, r := gin.CreateTestContext(w)
+				r.Use(Middleware(slog.New(slog.DiscardHandler), NewMetrics(prometheus.NewRegistry()), 1<<20)...)
+				r.GET("/x", write)
+				req := httptest.NewRequest("GET", "/x", nil)
+				req.Header.Set("Accept-Language", lang)
+				req.Header.Set(HeaderRequestID, "req-1")
+				r.ServeHTTP(w, req)
+				return w
+			}
+			want := serve(func(c *gin.Context) { OK(c, data) })
+			got := serve(func(c *gin.Context) { OKJSON(c, raw) })
+			if got.Code != want.Code || got.Body.String() != want.Body.String() {
+				t.Errorf("OKJSON: %d %s\nOK:     %d %s", got.Code, got.Body, want.Code, want.Body)
+			}
+			if g, w := got.Header().Get("Content-Type"), want.Header().Get("Content-Type"); g != w {
+				t.Errorf("Content-Type %q, want %q", g, w)
 			}
 		})
 	}

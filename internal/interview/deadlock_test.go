@@ -77,7 +77,7 @@ func TestStoreConcurrentClaimsDoNotDeadlock(t *testing.T) {
 	sessions := make([]interview.Session, n)
 	for i := range sessions {
 		s := interview.Session{ID: ids.New(), UserID: ids.New(), Status: interview.SessionDraft, CreatedAt: now, UpdatedAt: now}
-		if err := st.CreateSession(ctx, s); err != nil {
+		if _, err := st.CreateSession(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 		if err := gdb.Table("interview_sessions").Where("id = ?", s.ID).Updates(map[string]any{
@@ -150,7 +150,8 @@ func TestStoreConcurrentCreateSessionsDoNotDeadlock(t *testing.T) {
 			<-start
 			for range perUser {
 				now := time.Now().UTC()
-				errs <- st.CreateSession(ctx, interview.Session{ID: ids.New(), UserID: u, Status: interview.SessionDraft, CreatedAt: now, UpdatedAt: now})
+				_, err := st.CreateSession(ctx, interview.Session{ID: ids.New(), UserID: u, Status: interview.SessionDraft, CreatedAt: now, UpdatedAt: now})
+				errs <- err
 			}
 		}()
 	}
@@ -191,7 +192,7 @@ func TestStoreConcurrentUploadsDoNotDeadlock(t *testing.T) {
 	sessions := make([]interview.Session, n)
 	for i := range sessions {
 		s := interview.Session{ID: ids.New(), UserID: ids.New(), Status: interview.SessionDraft, CreatedAt: now, UpdatedAt: now}
-		if err := st.CreateSession(ctx, s); err != nil {
+		if _, err := st.CreateSession(ctx, s); err != nil {
 			t.Fatal(err)
 		}
 		sessions[i] = s

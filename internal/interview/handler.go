@@ -171,8 +171,12 @@ func (h *Handler) progress(c *gin.Context) {
 }
 
 func (h *Handler) current(c *gin.Context) {
-	r, err := h.svc.CurrentQuestion(c.Request.Context(), userID(c), c.Param("sid"))
-	httpx.Respond(c, r, err)
+	b, err := h.svc.CurrentQuestionJSON(c.Request.Context(), userID(c), c.Param("sid"))
+	if err != nil {
+		httpx.Respond(c, nil, err)
+		return
+	}
+	httpx.OKJSON(c, b)
 }
 
 func (h *Handler) answerJSON(c *gin.Context) {
@@ -181,13 +185,23 @@ func (h *Handler) answerJSON(c *gin.Context) {
 		httpx.Error(c, err)
 		return
 	}
-	r, err := h.svc.Answer(c.Request.Context(), userID(c), c.Param("sid"), in)
-	httpx.Respond(c, r, err)
+	h.answer(c, in)
 }
 
 func (h *Handler) answerForm(c *gin.Context) {
 	in := AnswerInput{QuestionNumber: c.PostForm("questionNumber"), AnswerContent: c.PostForm("answerContent"),
 		RequestID: c.PostForm("requestId")}
+	h.answer(c, in)
+}
+
+// answer answers in: an identical answer already replayed on this
+// instance from memory, as stored (Service.ReplayJSON), else through
+// Service.Answer.
+func (h *Handler) answer(c *gin.Context, in AnswerInput) {
+	if b, ok := h.svc.ReplayJSON(userID(c), c.Param("sid"), in); ok {
+		httpx.OKJSON(c, b)
+		return
+	}
 	r, err := h.svc.Answer(c.Request.Context(), userID(c), c.Param("sid"), in)
 	httpx.Respond(c, r, err)
 }

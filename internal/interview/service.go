@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -43,7 +44,9 @@ const (
 
 // Store persists interviews.
 type Store interface {
-	CreateSession(ctx context.Context, s Session) error
+	// CreateSession inserts s and abandons the user's other active
+	// sessions, whose ids it returns.
+	CreateSession(ctx context.Context, s Session) (abandoned []string, err error)
 	Session(ctx context.Context, userID, id string) (Session, error)
 	PageSessions(ctx context.Context, userID string, p page.Request, f SessionFilter) (page.Result[Session], error)
 	ClaimUpload(ctx context.Context, s Session, hash string, now, staleBefore time.Time) (bool, error)
@@ -106,6 +109,11 @@ type Config struct {
 	// Progress keeps the progress of uploads and answers for polling
 	// (RedisProgress across instances); nil keeps it in process.
 	Progress ProgressStore
+	// Versions, when set (RedisVersions), lets an instance answer the
+	// current question from memory while the session has not changed
+	// anywhere (see versionedStore); nil: every current question is read
+	// from the database.
+	Versions Versions
 }
 
 // DefaultResumeMinChars is the fewest characters read from a resume for an
@@ -128,6 +136,11 @@ type Service struct {
 	metrics  metrics
 	now      func() time.Time
 	progress ProgressStore
+	replays  *replayCache // responses of done answers already replayed
+	// versions and current: copies of current questions, used while the
+	// session's version is unchanged (nil without Config.Versions).
+	versions Versions
+	current  *currentCache
 }
 
 // NewService returns the service; provider is the model every stage uses.
@@ -161,8 +174,14 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 		}
 		prompts[stage] = p
 	}
-	return &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
-		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }, progress: cfg.Progress}, nil
+	s := &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
+		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }, progress: cfg.Progress,
+		replays: newReplayCache(replayCacheSize)}
+	if cfg.Versions != nil {
+		s.versions, s.current = cfg.Versions, newCurrentCache(currentCacheSize)
+		s.store = &versionedStore{Store: store, versions: cfg.Versions, local: s.current, log: cfg.Log}
+	}
+	return s, nil
 }
 
 // Create starts a new session in DRAFT; the user's other active sessions
@@ -170,7 +189,7 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 func (s *Service) Create(ctx context.Context, userID string) (Session, error) {
 	now := s.now()
 	sess := Session{ID: ids.New(), UserID: userID, Status: SessionDraft, Offline: s.provider.Offline(), CreatedAt: now, UpdatedAt: now}
-	if err := s.store.CreateSession(ctx, sess); err != nil {
+	if _, err := s.store.CreateSession(ctx, sess); err != nil {
 		return Session{}, err
 	}
 	return sess, nil
@@ -646,25 +665,61 @@ func mainOf(no string) string {
 //
 // Two queries: the session's deciding columns, then its questions (no
 // rubric decoded) with the main questions' scores.
+//
+// With Config.Versions, no query at all while the session has not changed
+// since this instance last loaded it: one Redis read of its version.
 func (s *Service) CurrentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, error) {
+	r, _, err := s.currentQuestion(ctx, userID, sessionID)
+	return r, err
+}
+
+// CurrentQuestionJSON is CurrentQuestion encoded as the API sends it: a
+// copy from memory is not encoded again.
+func (s *Service) CurrentQuestionJSON(ctx context.Context, userID, sessionID string) (json.RawMessage, error) {
+	r, b, err := s.currentQuestion(ctx, userID, sessionID)
+	if err != nil || b != nil {
+		return b, err
+	}
+	return json.Marshal(r)
+}
+
+// currentQuestion is CurrentQuestion, with the encoded response when it
+// was copied in memory (nil otherwise).
+func (s *Service) currentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, json.RawMessage, error) {
+	cached, version, ok := s.currentFromMemory(ctx, userID, sessionID)
+	if ok {
+		return cached.resp, cached.body, nil
+	}
 	sess, _, err := s.store.AnswerState(ctx, userID, sessionID, "")
 	if err != nil {
-		return AnswerResp{}, err
+		return AnswerResp{}, nil, err
 	}
 	switch sess.Status {
 	case SessionReady:
 		if err := s.store.StartInterview(ctx, sess.ID, s.now()); err != nil {
-			return AnswerResp{}, err
+			return AnswerResp{}, nil, err
 		}
 	case SessionInProgress, SessionFinished:
 	default:
-		return AnswerResp{}, invalidState("the session has no questions yet (status %s): upload a resume first", sess.Status)
+		return AnswerResp{}, nil, invalidState("the session has no questions yet (status %s): upload a resume first", sess.Status)
 	}
 	st, err := s.withQuestions(ctx, sess, "")
 	if err != nil {
-		return AnswerResp{}, err
+		return AnswerResp{}, nil, err
 	}
-	return s.currentResp(st), nil
+	resp := s.currentResp(st)
+	if version == "" || sess.Status == SessionReady {
+		return resp, nil, nil
+	}
+	// Loaded after version was read: a change since then has bumped it, so
+	// this copy is never used after a change. (Starting the interview
+	// above was a change: no copy.)
+	body, err := json.Marshal(resp)
+	if err != nil {
+		return resp, nil, nil
+	}
+	s.current.put(userID, sessionID, version, resp, body, s.now())
+	return resp, body, nil
 }
 
 // currentResp describes the session's current question.
@@ -763,6 +818,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 		}
 		if prev.Status == TurnDone && prev.Response != nil && s.now().Sub(prev.CreatedAt) < replayFor {
 			s.metrics.replays.Inc()
+			s.replays.put(userID, sessionID, in.RequestID, prev.Response, prev.CreatedAt)
 			return *prev.Response, nil
 		}
 		if sess.Status != SessionReady && sess.Status != SessionInProgress {

@@ -3,6 +3,7 @@ package interview
 import (
 	"cmp"
 	"context"
+	"database/sql"
 	"encoding/json"
 	"fmt"
 	"slices"
@@ -243,7 +244,8 @@ var _ Store = (*GormStore)(nil)
 var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady, SessionInProgress}
 
 // CreateSession abandons the user's active sessions and inserts s, in one
-// transaction.
+// transaction; it returns the ids of the sessions it abandoned (changed
+// even when it fails: a failed commit may still have happened).
 //
 // The active sessions are found with a plain (non-locking) read and
 // abandoned by primary key: an UPDATE ranging over the user's entries of
@@ -253,9 +255,10 @@ var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady
 // deadlock (issue 21). Two creates of the same user at the same instant may
 // therefore both stay active; the next create abandons both, and nothing
 // relies on a single active session.
-func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
-	return db.TransactionReadCommitted(ctx, st.db, func(tx *gorm.DB) error {
+func (st *GormStore) CreateSession(ctx context.Context, s Session) (abandoned []string, err error) {
+	err = db.TransactionReadCommitted(ctx, st.db, func(tx *gorm.DB) error {
 		var active []string
+		abandoned = nil // a retried transaction starts over
 		if err := tx.Model(&sessionRow{}).Where("user_id = ? AND status IN ?", s.UserID, activeStatuses).
 			Pluck("id", &active).Error; err != nil {
 			return fmt.Errorf("find active sessions: %w", err)
@@ -265,6 +268,7 @@ func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
 				Updates(map[string]any{"status": SessionAbandoned, "updated_at": s.CreatedAt}).Error; err != nil {
 				return fmt.Errorf("abandon sessions: %w", err)
 			}
+			abandoned = active
 		}
 		r := toSessionRow(s)
 		if err := tx.Create(&r).Error; err != nil {
@@ -272,6 +276,7 @@ func (st *GormStore) CreateSession(ctx context.Context, s Session) error {
 		}
 		return nil
 	})
+	return abandoned, err
 }
 
 // Session loads a session of userID; another user's session is missing.
@@ -853,33 +858,6 @@ func (st *GormStore) Traces(ctx context.Context, sessionID string) ([]TraceEntry
 	return out, nil
 }
 
-// answerStateRow is a session's deciding columns with the turn of one
-// request (all turn columns NULL when there is none).
-type answerStateRow struct {
-	ID            string
-	UserID        string
-	Status        string
-	Flow          string
-	FlowVersion   int64
-	FlowRequestID string
-	FlowUpdatedAt *time.Time
-	CurrentNumber string
-	InterviewType string
-	Target        string
-	Profile       *string
-	Offline       bool
-	Language      string
-	CreatedAt     time.Time
-	UpdatedAt     time.Time
-	StartedAt     *time.Time
-	FinishedAt    *time.Time
-	TurnID        *string
-	TurnQuestion  *string
-	TurnStatus    *string
-	TurnResponse  *string
-	TurnCreatedAt *time.Time
-}
-
 // answerStateCols are the session columns an answer or the current question
 // needs; the resume's read summary, file and suggestions are not read.
 const answerStateCols = "s.id, s.user_id, s.status, s.flow, s.flow_version, s.flow_request_id, s.flow_updated_at, " +
@@ -896,63 +874,74 @@ const answerStateCols = "s.id, s.user_id, s.status, s.flow, s.flow_version, s.fl
 // only when an answer may be evaluated (requestID set and no done turn).
 // Suggestions, resume file and read summary are not loaded.
 func (st *GormStore) AnswerState(ctx context.Context, userID, sessionID, requestID string) (Session, Turn, error) {
-	var rows []answerStateRow
-	var err error
+	q := st.db.WithContext(ctx)
 	if requestID == "" {
-		err = st.db.WithContext(ctx).Raw("SELECT "+answerStateCols+" FROM interview_sessions s WHERE s.id = ? AND s.user_id = ?",
-			sessionID, userID).Scan(&rows).Error
+		q = q.Raw("SELECT "+answerStateCols+", NULL, NULL, NULL, NULL, NULL, NULL FROM interview_sessions s WHERE s.id = ? AND s.user_id = ?",
+			sessionID, userID)
 	} else {
-		err = st.db.WithContext(ctx).Raw("SELECT "+answerStateCols+", s.profile, t.id AS turn_id, t.question_number AS turn_question, "+
+		q = q.Raw("SELECT "+answerStateCols+", s.profile, t.id AS turn_id, t.question_number AS turn_question, "+
 			"t.status AS turn_status, t.response AS turn_response, t.created_at AS turn_created_at "+
 			"FROM interview_sessions s LEFT JOIN interview_turns t ON t.session_id = s.id AND t.request_id = ? "+
-			"WHERE s.id = ? AND s.user_id = ?", requestID, sessionID, userID).Scan(&rows).Error
+			"WHERE s.id = ? AND s.user_id = ?", requestID, sessionID, userID)
 	}
+	// Scanned by hand, not by gorm's reflection: this is the query of
+	// every answer and current question (issue 21's profile).
+	rows, err := q.Rows()
 	if err != nil {
 		return Session{}, Turn{}, fmt.Errorf("load session: %w", err)
 	}
-	if len(rows) == 0 {
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return Session{}, Turn{}, fmt.Errorf("load session: %w", err)
+		}
 		return Session{}, Turn{}, errSessionMissing
 	}
-	r := rows[0]
-	s := Session{ID: r.ID, UserID: r.UserID, Status: r.Status, Flow: r.Flow, FlowVersion: r.FlowVersion,
-		FlowRequestID: r.FlowRequestID, FlowUpdatedAt: r.FlowUpdatedAt, CurrentNumber: r.CurrentNumber,
-		InterviewType: r.InterviewType, Target: r.Target, Offline: r.Offline, Language: r.Language,
-		CreatedAt: r.CreatedAt, UpdatedAt: r.UpdatedAt, StartedAt: r.StartedAt, FinishedAt: r.FinishedAt}
+	var (
+		s                              Session
+		flowUpdated, started, finished sql.NullTime
+		profile, turnID, turnQuestion  sql.NullString
+		turnStatus                     sql.NullString
+		turnResponse                   sql.RawBytes
+		turnCreated                    sql.NullTime
+	)
+	if err := rows.Scan(&s.ID, &s.UserID, &s.Status, &s.Flow, &s.FlowVersion, &s.FlowRequestID, &flowUpdated,
+		&s.CurrentNumber, &s.InterviewType, &s.Target, &s.Offline, &s.Language, &s.CreatedAt, &s.UpdatedAt, &started, &finished,
+		&profile, &turnID, &turnQuestion, &turnStatus, &turnResponse, &turnCreated); err != nil {
+		return Session{}, Turn{}, fmt.Errorf("load session: %w", err)
+	}
+	s.FlowUpdatedAt, s.StartedAt, s.FinishedAt = timePtr(flowUpdated), timePtr(started), timePtr(finished)
 	var t Turn
-	if r.TurnID != nil {
-		t = Turn{ID: *r.TurnID, SessionID: r.ID, QuestionNumber: deref(r.TurnQuestion), RequestID: requestID, Status: deref(r.TurnStatus)}
-		if r.TurnCreatedAt != nil {
-			t.CreatedAt = *r.TurnCreatedAt
+	if turnID.Valid {
+		t = Turn{ID: turnID.String, SessionID: s.ID, QuestionNumber: turnQuestion.String, RequestID: requestID, Status: turnStatus.String}
+		if turnCreated.Valid {
+			t.CreatedAt = turnCreated.Time
 		}
-		if t.Status == TurnDone && r.TurnResponse != nil {
+		if t.Status == TurnDone && turnResponse != nil {
 			t.Response = &AnswerResp{}
-			fromJSON(r.TurnResponse, t.Response)
+			if len(turnResponse) > 0 {
+				_ = json.Unmarshal(turnResponse, t.Response) // written by us; a bad value reads as empty
+			}
 			// A replay, or (older than its 24 h) a 409: a request with a
 			// done turn is never claimed again (the turn's unique key), so
 			// the profile is not needed.
-			return s, t, nil
+			return s, t, rows.Close()
 		}
 	}
-	if r.Profile != nil {
+	if profile.Valid {
 		var p Profile
-		fromJSON(r.Profile, &p)
+		fromJSON(&profile.String, &p)
 		s.Profile = &p
 	}
-	return s, t, nil
+	return s, t, rows.Close()
 }
 
-// questionScoreRow is a question (Kind "q") or the scored column of a
-// done turn (Kind "t", Number its question, the rest empty).
-type questionScoreRow struct {
-	Kind       string
-	Number     string
-	Seq        int
-	Content    string
-	IsFollowUp bool
-	ParentNo   string
-	Spec       *string
-	Targets    *string
-	Scored     *string
+// timePtr is t's time, nil when NULL.
+func timePtr(t sql.NullTime) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
 }
 
 // QuestionsAndScores lists a session's questions in asking order and the
@@ -964,36 +953,55 @@ type questionScoreRow struct {
 // each read through its own index, rather than a join, whose plan MariaDB
 // picks badly on small tables (a scan of the turns and a filesort).
 func (st *GormStore) QuestionsAndScores(ctx context.Context, sessionID, specFor string) ([]Question, []int, error) {
-	var rows []questionScoreRow
-	err := st.db.WithContext(ctx).Raw("SELECT 'q' AS kind, number, seq, content, is_follow_up, parent_no, "+
+	// Each row is a question (kind "q") or the scored column of a done turn
+	// (kind "t", number its question, the rest empty). Scanned by hand, not
+	// by gorm's reflection (see AnswerState).
+	rows, err := st.db.WithContext(ctx).Raw("SELECT 'q' AS kind, number, seq, content, is_follow_up, parent_no, "+
 		"CASE WHEN number = ? THEN spec END AS spec, CASE WHEN number = ? THEN targets END AS targets, NULL AS scored "+
 		"FROM interview_questions WHERE session_id = ? "+
 		"UNION ALL SELECT 't', question_number, 0, '', 0, '', NULL, NULL, scored "+
-		"FROM interview_turns WHERE session_id = ? AND status = ?", specFor, specFor, sessionID, sessionID, TurnDone).Scan(&rows).Error
+		"FROM interview_turns WHERE session_id = ? AND status = ?", specFor, specFor, sessionID, sessionID, TurnDone).Rows()
 	if err != nil {
 		return nil, nil, fmt.Errorf("list questions: %w", err)
 	}
-	qs := make([]Question, 0, len(rows))
+	defer rows.Close()
+	var qs []Question
 	var scores []int
-	for _, r := range rows {
-		if r.Kind == "t" {
-			if r.Scored == nil || strings.Contains(r.Number, "-F") {
+	for rows.Next() {
+		var (
+			kind, number, content, parent string
+			seq                           int
+			follow                        bool
+			spec, targets, scored         sql.NullString
+		)
+		if err := rows.Scan(&kind, &number, &seq, &content, &follow, &parent, &spec, &targets, &scored); err != nil {
+			return nil, nil, fmt.Errorf("list questions: %w", err)
+		}
+		if kind == "t" {
+			if !scored.Valid || strings.Contains(number, "-F") {
 				continue // follow-ups are shown, not averaged
 			}
 			var sc struct {
 				Score  int    `json:"score"`
 				Hidden string `json:"hidden"`
 			}
-			fromJSON(r.Scored, &sc)
+			fromJSON(&scored.String, &sc)
 			if sc.Hidden == "" {
 				scores = append(scores, sc.Score)
 			}
 			continue
 		}
-		q := Question{SessionID: sessionID, Number: r.Number, Seq: r.Seq, Content: r.Content, IsFollow: r.IsFollowUp, ParentNo: r.ParentNo}
-		fromJSON(r.Spec, &q.Spec)
-		fromJSON(r.Targets, &q.Targets)
+		q := Question{SessionID: sessionID, Number: number, Seq: seq, Content: content, IsFollow: follow, ParentNo: parent}
+		if spec.Valid {
+			fromJSON(&spec.String, &q.Spec)
+		}
+		if targets.Valid {
+			fromJSON(&targets.String, &q.Targets)
+		}
 		qs = append(qs, q)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, nil, fmt.Errorf("list questions: %w", err)
 	}
 	slices.SortStableFunc(qs, func(a, b Question) int { return cmp.Compare(a.Seq, b.Seq) })
 	return qs, scores, nil

@@ -52,7 +52,7 @@ func TestStoreDatabaseFailures(t *testing.T) {
 		now := time.Now().UTC()
 		turn := interview.Turn{ID: "t1", SessionID: s.ID, QuestionNumber: "1", RequestID: "r"}
 		calls := map[string]func() error{
-			"CreateSession": func() error { return st.CreateSession(ctx, interview.Session{ID: "x", UserID: "u1"}) },
+			"CreateSession": func() error { _, err := st.CreateSession(ctx, interview.Session{ID: "x", UserID: "u1"}); return err },
 			"Session":       func() error { _, err := st.Session(ctx, "u1", s.ID); return err },
 			"PageSessions": func() error {
 				_, err := st.PageSessions(ctx, "u1", page.Request{Current: 1, Size: 10}, interview.SessionFilter{})
