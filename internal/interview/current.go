@@ -36,12 +36,11 @@ const currentCacheSize = 4096
 // currentCache keeps this instance's copies of current questions, each
 // with the session version read before it was loaded.
 type currentCache struct {
-	lru *lru.Cache[currentKey, currentEntry]
+	lru *lru.Cache[string, currentEntry] // by session id
 }
 
-type currentKey struct{ userID, sessionID string }
-
 type currentEntry struct {
+	userID  string // the session's owner: another user gets no copy
 	version string
 	resp    AnswerResp
 	body    []byte // resp encoded
@@ -49,32 +48,28 @@ type currentEntry struct {
 }
 
 func newCurrentCache(size int) *currentCache {
-	c, _ := lru.New[currentKey, currentEntry](size) // size > 0: no error
+	c, _ := lru.New[string, currentEntry](size) // size > 0: no error
 	return &currentCache{lru: c}
 }
 
 // get returns the copy of userID's session when it was loaded at version
 // and is still fresh at now.
 func (c *currentCache) get(userID, sessionID, version string, now time.Time) (currentEntry, bool) {
-	e, ok := c.lru.Get(currentKey{userID, sessionID})
-	if !ok || e.version != version || !now.Before(e.expires) {
+	e, ok := c.lru.Get(sessionID)
+	if !ok || e.userID != userID || e.version != version || !now.Before(e.expires) {
 		return currentEntry{}, false
 	}
 	return e, true
 }
 
 func (c *currentCache) put(userID, sessionID, version string, resp AnswerResp, body []byte, now time.Time) {
-	c.lru.Add(currentKey{userID, sessionID}, currentEntry{version: version, resp: resp, body: body, expires: now.Add(currentTTL)})
+	c.lru.Add(sessionID, currentEntry{userID: userID, version: version, resp: resp, body: body, expires: now.Add(currentTTL)})
 }
 
-// forget drops the copies of the sessions (of any user).
+// forget drops the copies of the sessions.
 func (c *currentCache) forget(sessionIDs ...string) {
-	for _, k := range c.lru.Keys() {
-		for _, id := range sessionIDs {
-			if k.sessionID == id {
-				c.lru.Remove(k)
-			}
-		}
+	for _, id := range sessionIDs {
+		c.lru.Remove(id)
 	}
 }
 
