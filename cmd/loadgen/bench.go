@@ -147,7 +147,7 @@ func runBench(ctx context.Context, o options, bo benchOptions, urls []string) er
 			if !bo.measures("distinct") {
 				continue
 			}
-			rate, errs, err := e.distinct(ctx, c, bo)
+			rate, errs, err := e.distinct(ctx, c, bo, hc, run)
 			if err != nil {
 				return err
 			}
@@ -261,7 +261,7 @@ func (e *benchEnv) readySession(ctx context.Context, c *client, url string) (sid
 // distinct measures distinct answers at concurrency c: sessions are
 // prepared first (bo.sessions, over the pool users), then c workers answer
 // their sessions' questions, taking the next session when one finishes.
-func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions) (rate float64, errs int, err error) {
+func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions, hc *http.Client, run int) (rate float64, errs int, err error) {
 	type ready struct {
 		cl           *client
 		url, sid, no string
@@ -292,6 +292,12 @@ func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions) (rate f
 	if err, _ := firstErr.Load().(error); err != nil {
 		return 0, 0, err
 	}
+	var prof chan error
+	if bo.pprofDir != "" {
+		prof = make(chan error, 1)
+		go func() { prof <- fetchProfile(ctx, hc, bo, "distinct", c, run) }()
+	}
+	cpu0 := readCPU()
 	q0, c0 := dbCounters(ctx)
 	var done, failed atomic.Int64
 	deadline := time.Now().Add(bo.duration)
@@ -331,7 +337,16 @@ func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions) (rate f
 		}()
 	}
 	ww.Wait()
-	if q1, c1 := dbCounters(ctx); q0 > 0 && q1 > 0 && done.Load() > 0 {
+	q1, c1 := dbCounters(ctx)
+	if bo.cpu {
+		printCPU(os.Stderr, "distinct", c, done.Load(), cpu0, readCPU(), q1-q0-1)
+	}
+	if prof != nil {
+		if err := <-prof; err != nil {
+			fmt.Fprintln(os.Stderr, "bench: profile:", err)
+		}
+	}
+	if q0 > 0 && q1 > 0 && done.Load() > 0 {
 		n := float64(done.Load())
 		fmt.Fprintf(os.Stderr, "bench: c=%d distinct answers: %.1f statements and %.2f commits per answer (MariaDB Questions, Com_commit)\n",
 			c, float64(q1-q0-1)/n, float64(c1-c0)/n)
