@@ -296,7 +296,7 @@ func TestInvalidConfigNamesKey(t *testing.T) {
 		{"DATABASE_DRIVER=oracle", "database.driver"},
 		{"XUNZHI_AGENT_AI_SINGLEFLIGHT_MODE=sometimes", "xunzhi-agent.ai-singleflight.mode"},
 		{"AUTH_TOKEN_TTL=forever", "token-ttl"},
-		{"SERVER_CORS_ALLOWED_ORIGINS=*", ""}, // valid without credentials
+		{"SERVER_CORS_ALLOWED_ORIGINS=*", ""},                   // valid without credentials
 		{"SERVER_PPROF_ADDR=0.0.0.0:6060", "server.pprof-addr"}, // the profiler only on loopback
 		{"SERVER_PPROF_ADDR=127.0.0.1:6060", ""},
 	}
