@@ -2,6 +2,8 @@
 # Browser tests of the web frontend: builds the server from this repo, then
 # runs tests/browser with node's test runner (playwright-core driving
 # Debian's chromium against the real server on the embedded defaults).
+# BROWSER_REDIS_ADDRS=host:port gives every server that Redis (a prefix of
+# its own each); arguments name test files (default: all).
 # Run scripts/browser-deps.sh once first. Exits non-zero on any failure.
 set -euo pipefail
 cd "$(dirname "$0")/.."

@@ -62,4 +62,8 @@ done
 if [ -f scripts/browser-test.sh ]; then
 	echo "== browser tests"
 	bash scripts/browser-test.sh
+	# The interview once more with Redis: the token, current-question and
+	# replay copies, the progress and the single-flight as in a cluster.
+	echo "== browser tests, interview with Redis"
+	BROWSER_REDIS_ADDRS=${TEST_REDIS_ADDR:-127.0.0.1:6379} bash scripts/browser-test.sh interview.test.js interview-ux.test.js replace-resume.test.js
 fi

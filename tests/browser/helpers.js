@@ -25,6 +25,17 @@ export function serverBinary() {
 }
 
 /**
+ * With BROWSER_REDIS_ADDRS set (scripts/browser-test.sh --redis), servers
+ * use that Redis under a prefix of their own: the token, current-question
+ * and replay copies, the progress and the single-flight then run as in a
+ * cluster.
+ */
+function redisEnv() {
+  if (!process.env.BROWSER_REDIS_ADDRS) return {};
+  return { REDIS_ADDRS: process.env.BROWSER_REDIS_ADDRS, REDIS_KEY_PREFIX: `browser-${process.pid}-${Date.now()}-${Math.random().toString(36).slice(2, 8)}:` };
+}
+
+/**
  * Starts the server in a fresh temp dir on the embedded defaults (SQLite,
  * offline model) with SERVER_PORT=0; resolves {base, stop, dir, logs()}.
  */
@@ -32,7 +43,7 @@ export async function startServer(extraEnv = {}) {
   const bin = serverBinary();
   const dir = mkdtempSync(path.join(tmpdir(), 'aimeeting-srv-'));
   // A clean environment: nothing of the developer's AI keys or config leaks in.
-  const env = { PATH: process.env.PATH, HOME: dir, SERVER_PORT: '0', SERVER_HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv };
+  const env = { PATH: process.env.PATH, HOME: dir, SERVER_PORT: '0', SERVER_HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...redisEnv(), ...extraEnv };
   const proc = spawn(bin, [], { cwd: dir, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
   let err = '';
