@@ -481,11 +481,7 @@ func printBench(w io.Writer, bo benchOptions, rows []*benchRow, redisRates []flo
 		failed := 0
 		for _, c := range bo.conc {
 			line += fmt.Sprintf(" %.0f [%s] |", median(r.rates[c]), span(r.rates[c], "%.0f"))
-			for i, v := range r.rates[c] {
-				if i < len(health.rates[c]) && health.rates[c][i] > 0 {
-					ratios = append(ratios, v/health.rates[c][i])
-				}
-			}
+			ratios = append(ratios, r.ratiosTo(health, c)...)
 			failed += r.errors[c]
 		}
 		fmt.Fprintf(w, "%s %s | %d |\n", line, span(ratios, "%.3f"), failed)
@@ -501,13 +497,7 @@ func printBench(w io.Writer, bo benchOptions, rows []*benchRow, redisRates []flo
 			if r == health {
 				continue
 			}
-			var ratios []float64
-			for i, v := range r.rates[c] {
-				if i < len(health.rates[c]) && health.rates[c][i] > 0 {
-					ratios = append(ratios, v/health.rates[c][i])
-				}
-			}
-			parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(r.name, "GET "), span(ratios, "%.3f")))
+			parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(r.name, "GET "), span(r.ratiosTo(health, c), "%.3f")))
 		}
 		fmt.Fprintf(w, "c=%d ÷ healthz: %s\n", c, strings.Join(parts, "; "))
 	}
@@ -521,16 +511,21 @@ func printBench(w io.Writer, bo benchOptions, rows []*benchRow, redisRates []flo
 			if r.key != "current" && r.key != "replay" {
 				continue
 			}
-			var ratios []float64
-			for i, v := range r.rates[c] {
-				if i < len(me.rates[c]) && me.rates[c][i] > 0 {
-					ratios = append(ratios, v/me.rates[c][i])
-				}
-			}
-			parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(r.name, "GET "), span(ratios, "%.3f")))
+			parts = append(parts, fmt.Sprintf("%s %s", strings.TrimPrefix(r.name, "GET "), span(r.ratiosTo(me, c), "%.3f")))
 		}
 		if len(parts) > 0 {
 			fmt.Fprintf(w, "c=%d ÷ users/me: %s\n", c, strings.Join(parts, "; "))
 		}
 	}
+}
+
+// ratiosTo returns r's rate ÷ base's rate at concurrency c, run by run.
+func (r *benchRow) ratiosTo(base *benchRow, c int) []float64 {
+	var ratios []float64
+	for i, v := range r.rates[c] {
+		if i < len(base.rates[c]) && base.rates[c][i] > 0 {
+			ratios = append(ratios, v/base.rates[c][i])
+		}
+	}
+	return ratios
 }

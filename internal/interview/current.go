@@ -185,20 +185,7 @@ func NewRedisVersions(rdb redis.UniversalClient, prefix string, breaker *redisx.
 var _ Versions = (*RedisVersions)(nil)
 
 func (r *RedisVersions) do(ctx context.Context, cmd func(ctx context.Context) error) error {
-	cctx := ctx
-	if r.timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, r.timeout)
-		defer cancel()
-	}
-	err := cmd(cctx)
-	switch {
-	case err == nil || errors.Is(err, redis.Nil):
-		r.breaker.Ok()
-	case ctx.Err() == nil:
-		r.breaker.Fail(err)
-	}
-	return err
+	return r.breaker.Do(ctx, r.timeout, redis.Nil, cmd)
 }
 
 var errVersionsSkipped = errors.New("redis is down: session versions skipped")

@@ -150,20 +150,7 @@ func (r *RedisProgress) do(ctx context.Context, cmd func(ctx context.Context) er
 	if !r.breaker.Allow() {
 		return errors.New("redis is down: skipped")
 	}
-	cctx := ctx
-	if r.timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, r.timeout)
-		defer cancel()
-	}
-	err := cmd(cctx)
-	switch {
-	case err == nil || errors.Is(err, redis.Nil):
-		r.breaker.Ok()
-	case ctx.Err() == nil:
-		r.breaker.Fail(err)
-	}
-	return err
+	return r.breaker.Do(ctx, r.timeout, redis.Nil, cmd)
 }
 
 // PutProgress implements ProgressStore.

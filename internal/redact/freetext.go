@@ -50,15 +50,6 @@ func FreeText(s string) string {
 	return s
 }
 
-// freeTextSlow is FreeText without the literal checks: every pattern is
-// tried. Tests compare the two.
-func freeTextSlow(s string) string {
-	s = urlInText.ReplaceAllStringFunc(s, URL)
-	s = bearer.ReplaceAllString(s, "$1 "+Mask)
-	s = keyed.ReplaceAllStringFunc(s, maskKeyed)
-	return apiKey.ReplaceAllString(s, Mask)
-}
-
 // maskKeyed masks the value of one keyed match.
 func maskKeyed(m string) string {
 	sub := keyed.FindStringSubmatch(m)

@@ -111,6 +111,15 @@ func TestFreeText(t *testing.T) {
 	}
 }
 
+// freeTextSlow is FreeText without the literal checks: every pattern is
+// tried. Tests compare the two.
+func freeTextSlow(s string) string {
+	s = urlInText.ReplaceAllStringFunc(s, URL)
+	s = bearer.ReplaceAllString(s, "$1 "+Mask)
+	s = keyed.ReplaceAllStringFunc(s, maskKeyed)
+	return apiKey.ReplaceAllString(s, Mask)
+}
+
 // freeTextCorpus mixes the credential shapes with look-alikes, case and
 // Unicode folds (ſ, K), for the comparison of FreeText with its slow form.
 var freeTextCorpus = []string{

@@ -6,6 +6,7 @@ package redisx
 
 import (
 	"context"
+	"errors"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -124,6 +125,28 @@ func (b *Breaker) Ok() {
 	if b.downUntil.Swap(0) != 0 && b.onChange != nil {
 		b.onChange(true, nil)
 	}
+}
+
+// Do runs one Redis command under timeout (none when 0) and reports its
+// outcome: a nil error, or one matching miss (redis.Nil for a missing key;
+// nil when every error is a failure), is an Ok; any other error is a Fail,
+// unless ctx itself ended (the caller's cancellation is not Redis's
+// failure). It returns cmd's error.
+func (b *Breaker) Do(ctx context.Context, timeout time.Duration, miss error, cmd func(ctx context.Context) error) error {
+	cctx := ctx
+	if timeout > 0 {
+		var cancel context.CancelFunc
+		cctx, cancel = context.WithTimeout(ctx, timeout)
+		defer cancel()
+	}
+	err := cmd(cctx)
+	switch {
+	case err == nil || miss != nil && errors.Is(err, miss):
+		b.Ok()
+	case ctx.Err() == nil:
+		b.Fail(err)
+	}
+	return err
 }
 
 // Failures returns the number of failures reported so far.

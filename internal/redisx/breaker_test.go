@@ -200,3 +200,29 @@ func TestBreakerCloseStopsTheProber(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Do counts a nil error and the miss as success, any other error as a
+// failure, and the caller's own cancellation as neither.
+func TestDoReportsTheOutcome(t *testing.T) {
+	miss := errors.New("missing key")
+	down := errors.New("connection refused")
+	b := NewBreaker(time.Hour)
+	if err := b.Do(context.Background(), time.Second, miss, func(context.Context) error { return miss }); !errors.Is(err, miss) || b.Failures() != 0 {
+		t.Fatalf("miss: err %v, failures %d; want the miss back and no failure", err, b.Failures())
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	_ = b.Do(ctx, time.Second, nil, func(ctx context.Context) error { return ctx.Err() })
+	if b.Failures() != 0 || !b.Allow() {
+		t.Fatalf("the caller's cancellation counted as a Redis failure")
+	}
+	_ = b.Do(context.Background(), time.Second, miss, func(context.Context) error { return down })
+	if b.Failures() != 1 || b.Allow() {
+		t.Fatalf("a failed command: failures %d, allow %v; want 1 and false", b.Failures(), b.Allow())
+	}
+	var deadline bool
+	_ = b.Do(context.Background(), time.Second, nil, func(ctx context.Context) error { _, deadline = ctx.Deadline(); return nil })
+	if !deadline || !b.Allow() {
+		t.Fatalf("Do: deadline %v, allow after success %v; want both", deadline, b.Allow())
+	}
+}

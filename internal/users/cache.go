@@ -41,20 +41,7 @@ var _ TokenCache = (*RedisTokenCache)(nil)
 // do runs one command under the timeout and reports its outcome to the
 // breaker; the caller's own cancellation is not Redis's failure.
 func (c *RedisTokenCache) do(ctx context.Context, cmd func(ctx context.Context) error) error {
-	cctx := ctx
-	if c.timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, c.timeout)
-		defer cancel()
-	}
-	err := cmd(cctx)
-	switch {
-	case err == nil || errors.Is(err, redis.Nil):
-		c.breaker.Ok()
-	case ctx.Err() == nil:
-		c.breaker.Fail(err)
-	}
-	return err
+	return c.breaker.Do(ctx, c.timeout, redis.Nil, cmd)
 }
 
 // Get returns the cached value of hash.

@@ -171,20 +171,7 @@ func (t *Throttle) do(ctx context.Context, o op, key string, threshold int) time
 
 // redis runs one command under the timeout and tells the breaker.
 func (t *Throttle) redis(ctx context.Context, cmd func(context.Context) error) error {
-	cctx := ctx
-	if t.timeout > 0 {
-		var cancel context.CancelFunc
-		cctx, cancel = context.WithTimeout(ctx, t.timeout)
-		defer cancel()
-	}
-	err := cmd(cctx)
-	switch {
-	case err == nil:
-		t.breaker.Ok()
-	case ctx.Err() == nil:
-		t.breaker.Fail(err)
-	}
-	return err
+	return t.breaker.Do(ctx, t.timeout, nil, cmd)
 }
 
 // lockFor is the lock after the n-th counted attempt: none below the
