@@ -91,6 +91,13 @@ func findProjects(text string) []project {
 		if !inSection {
 			continue
 		}
+		if !isBullet && cur >= 0 && continuesSentence(out[cur].lines, body) {
+			// The rest of a description wrapped by the document's line
+			// width (a PDF's text layer), not a title.
+			last := len(out[cur].lines) - 1
+			out[cur].lines[last] += " " + body
+			continue
+		}
 		if !isBullet && !descLabel.MatchString(body) {
 			if name := projectName(body); name != "" {
 				if seen[name] {
@@ -112,6 +119,24 @@ func findProjects(text string) []project {
 	}
 	return out
 }
+
+// continuesSentence reports whether line carries on the last of lines: that
+// one stops mid-sentence and line reads as a sentence's tail (it has a
+// comma or ends a sentence), which a title does not.
+func continuesSentence(lines []string, line string) bool {
+	if len(lines) == 0 {
+		return false
+	}
+	last, _ := utf8.DecodeLastRuneInString(lines[len(lines)-1])
+	if strings.ContainsRune(sentenceEnd, last) {
+		return false
+	}
+	end, _ := utf8.DecodeLastRuneInString(line)
+	return strings.ContainsRune(sentenceEnd, end) || strings.ContainsAny(line, "，,、")
+}
+
+// sentenceEnd are the runes that end a sentence.
+const sentenceEnd = "。.!！?？;；"
 
 // projectName returns the project's name from its title line, or "" when
 // the line does not look like a title (a sentence, a date).
