@@ -480,6 +480,9 @@ func cleanGlyph(s string) string {
 		if isCompat(r) {
 			return strings.Map(func(r rune) rune {
 				if isCompat(r) {
+					if u, ok := radicalIdeograph[r]; ok {
+						return u
+					}
 					if d := []rune(norm.NFKC.String(string(r))); len(d) == 1 {
 						return d[0]
 					}
@@ -489,6 +492,21 @@ func cleanGlyph(s string) string {
 		}
 	}
 	return s
+}
+
+// radicalIdeograph maps the CJK Radicals Supplement characters that stand
+// for whole simplified (and a few Japanese) ideographs, which have no NFKC
+// decomposition, to those ideographs (Unicode's
+// EquivalentUnifiedIdeograph.txt). Noto Sans CJK SC, as Chromium prints
+// it, maps 风 to ⻛ (U+2EDB), 门 to ⻔ and so on.
+var radicalIdeograph = map[rune]rune{
+	'\u2EC4': '西', '\u2EC5': '见', '\u2EC6': '角', '\u2EC8': '讠', '\u2EC9': '贝', '\u2ECB': '车',
+	'\u2ECF': '阝', '\u2ED0': '钅', '\u2ED1': '長', '\u2ED3': '长', '\u2ED4': '门', '\u2ED6': '阝',
+	'\u2ED7': '雨', '\u2ED8': '青', '\u2ED9': '韦', '\u2EDA': '页', '\u2EDB': '风', '\u2EDC': '飞',
+	'\u2EDD': '食', '\u2EDF': '飠', '\u2EE0': '饣', '\u2EE2': '马', '\u2EE3': '骨', '\u2EE4': '鬼',
+	'\u2EE5': '鱼', '\u2EE6': '鸟', '\u2EE7': '卤', '\u2EE8': '麦', '\u2EE9': '黄', '\u2EEA': '黾',
+	'\u2EEB': '斉', '\u2EEC': '齐', '\u2EED': '歯', '\u2EEE': '齿', '\u2EEF': '竜', '\u2EF0': '龙',
+	'\u2EF2': '亀', '\u2EF3': '龟',
 }
 
 func isCompat(r rune) bool { return r >= 0xFB00 && r <= 0xFB06 || r >= 0x2E80 && r <= 0x2FDF }
