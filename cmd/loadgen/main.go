@@ -208,7 +208,11 @@ func run() error {
 		tg.instances = strings.Split(o.instances, ",")
 	}
 	if o.url == "" {
-		cl, err := startCluster(ctx, o, model.BaseURL())
+		modelURL := model.BaseURL()
+		if bench {
+			modelURL = model.DirectURL()
+		}
+		cl, err := startCluster(ctx, o, modelURL)
 		if err != nil {
 			return err
 		}

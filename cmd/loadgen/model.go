@@ -112,6 +112,12 @@ func (w *statusWriter) Write(b []byte) (int, error) {
 // BaseURL is what instance {i} is given as AI_OPENAI_BASE_URL.
 func (m *fakeModel) BaseURL() string { return "http://" + m.ln.Addr().String() + "/app{i}/v1" }
 
+// DirectURL is the fake model itself, without the proxy: the benchmark's
+// instances call it there, so that the load generator's own share of the
+// cores is one HTTP exchange per model call, not two (the proxy only
+// tells the calls' instances apart, which -bench does not report).
+func (m *fakeModel) DirectURL() string { return m.srv.URL() }
+
 func (m *fakeModel) Close() {
 	m.hs.Close()
 	m.srv.Close()

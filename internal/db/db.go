@@ -109,7 +109,7 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		if err != nil {
 			return nil, fmt.Errorf("database.dsn is not a valid MySQL DSN: %w", err)
 		}
-		conn = sql.OpenDB(connector)
+		conn = sql.OpenDB(readCommitted{connector})
 		addr = mc.Addr
 		// Migrations may hold one statement (an ALTER TABLE) longer than
 		// any query: they run on a connection without the backstops.
@@ -348,26 +348,32 @@ func Transaction(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) 
 	return Translate(err)
 }
 
-// TransactionReadCommitted is Transaction at READ COMMITTED on MySQL and
-// MariaDB (SQLite serializes every transaction anyway): for transactions
-// whose consistency comes from a compare-and-set on a row they update
-// first, so that InnoDB takes no gap locks for them (REPEATABLE READ's gap
-// locks let concurrent inserts into one gap deadlock, issue 21).
-func TransactionReadCommitted(ctx context.Context, gdb *gorm.DB, fn func(tx *gorm.DB) error) error {
-	if gdb.Dialector.Name() != "mysql" {
-		return Transaction(ctx, gdb, fn)
+// readCommitted is a MySQL connector whose connections run every
+// transaction at READ COMMITTED (set once per connection, so a transaction
+// costs no extra statement; the server keeps its default). Every
+// transaction of ours is a compare-and-set on rows it updates, or inserts
+// guarded by unique keys: none needs REPEATABLE READ's snapshot across its
+// statements, and REPEATABLE READ's gap locks (and the gap locks a purged
+// or rolled-back record hands to the next one) let transactions of
+// different sessions that insert into one index gap deadlock (issue 21,
+// docs/performance.md). READ COMMITTED takes no gap locks for searches.
+type readCommitted struct{ driver.Connector }
+
+func (c readCommitted) Connect(ctx context.Context) (driver.Conn, error) {
+	conn, err := c.Connector.Connect(ctx)
+	if err != nil {
+		return nil, err
 	}
-	rc := &sql.TxOptions{Isolation: sql.LevelReadCommitted}
-	var err error
-	for attempt := range 3 {
-		if err = gdb.WithContext(ctx).Transaction(fn, rc); !isDeadlock(err) {
-			return Translate(err)
-		}
-		select {
-		case <-ctx.Done():
-			return Translate(err)
-		case <-time.After(time.Duration(attempt+1) * 20 * time.Millisecond):
-		}
+	ex, ok := conn.(driver.ExecerContext)
+	if !ok {
+		_ = conn.Close()
+		return nil, errors.New("mysql connection cannot execute statements")
 	}
-	return Translate(err)
+	// The syntax both MySQL and MariaDB take (the variable's name differs:
+	// transaction_isolation, tx_isolation before MariaDB 11.1).
+	if _, err := ex.ExecContext(ctx, "SET SESSION TRANSACTION ISOLATION LEVEL READ COMMITTED", nil); err != nil {
+		_ = conn.Close()
+		return nil, fmt.Errorf("set the transaction isolation: %w", err)
+	}
+	return conn, nil
 }

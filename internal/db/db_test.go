@@ -131,6 +131,54 @@ func TestTranslateLockWaitTimeoutMySQL(t *testing.T) {
 	}
 }
 
+// Every MySQL connection runs its transactions at READ COMMITTED (set once
+// per connection), whatever the server's default, and a transaction sends
+// no SET TRANSACTION of its own.
+func TestReadCommittedMySQL(t *testing.T) {
+	ctx := context.Background()
+	gdb, err := Open(ctx, Config{Driver: "mysql", DSN: testenv.MySQL(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Close(gdb) })
+	sqlDB, err := gdb.DB()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sqlDB.SetMaxOpenConns(3)
+	var server string
+	if err := gdb.Raw("SELECT @@GLOBAL.tx_isolation").Scan(&server).Error; err != nil {
+		if err := gdb.Raw("SELECT @@GLOBAL.transaction_isolation").Scan(&server).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Three connections at once: each was set up by the connector.
+	errs := make(chan error, 3)
+	for range 3 {
+		go func() {
+			errs <- Transaction(ctx, gdb, func(tx *gorm.DB) error {
+				var level string
+				if err := tx.Raw("SELECT @@SESSION.tx_isolation").Scan(&level).Error; err != nil {
+					if err := tx.Raw("SELECT @@SESSION.transaction_isolation").Scan(&level).Error; err != nil {
+						return err
+					}
+				}
+				if level != "READ-COMMITTED" {
+					return fmt.Errorf("transaction isolation %q, want READ-COMMITTED (server default %q)", level, server)
+				}
+				time.Sleep(50 * time.Millisecond) // hold the connection: the others open their own
+				return nil
+			})
+		}()
+	}
+	for range 3 {
+		if err := <-errs; err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("server default %s, connections READ-COMMITTED", server)
+}
+
 func TestLikePattern(t *testing.T) {
 	if got := LikePattern("50%_a!"); got != "%50!%!_a!!%" {
 		t.Fatalf("LikePattern = %q", got)

@@ -104,9 +104,9 @@ func (h *hookStore) TurnByRequest(ctx context.Context, sessionID, requestID stri
 	return h.Store.TurnByRequest(ctx, sessionID, requestID)
 }
 
-func (h *hookStore) AnswerState(ctx context.Context, userID, sessionID, requestID string) (interview.Session, interview.Turn, error) {
+func (h *hookStore) AnswerState(ctx context.Context, userID, sessionID, requestID string) (interview.AnswerView, error) {
 	if err := h.before("AnswerState"); err != nil {
-		return interview.Session{}, interview.Turn{}, err
+		return interview.AnswerView{}, err
 	}
 	return h.Store.AnswerState(ctx, userID, sessionID, requestID)
 }

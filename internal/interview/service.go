@@ -56,12 +56,10 @@ type Store interface {
 	StartInterview(ctx context.Context, id string, now time.Time) error
 	TurnByRequest(ctx context.Context, sessionID, requestID string) (Turn, error)
 	Turns(ctx context.Context, sessionID string) ([]Turn, error)
-	// AnswerState loads a session's deciding columns and the turn of
-	// requestID in one query (see GormStore.AnswerState).
-	AnswerState(ctx context.Context, userID, sessionID, requestID string) (Session, Turn, error)
-	// QuestionsAndScores lists the questions (the rubric of specFor only)
-	// and the main questions' final scores in one query.
-	QuestionsAndScores(ctx context.Context, sessionID, specFor string) ([]Question, []int, error)
+	// AnswerState loads a session's deciding columns, its questions and
+	// scores and the turn of requestID in one query (see
+	// GormStore.AnswerState).
+	AnswerState(ctx context.Context, userID, sessionID, requestID string) (AnswerView, error)
 	ClaimAnswer(ctx context.Context, s Session, t Turn, retryOf string, now, staleBefore time.Time) (bool, error)
 	CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string, followUp *Question,
 		traces []TraceEntry) (bool, error)
@@ -598,15 +596,10 @@ func (s *Service) load(ctx context.Context, userID, sessionID string) (state, er
 	return state{sess: sess, questions: qs, turns: turns, scores: mainScoresOf(turns)}, nil
 }
 
-// withQuestions adds to sess (read by AnswerState) its questions, with the
-// rubric of the current one only, and the main questions' scores: one
-// query.
-func (s *Service) withQuestions(ctx context.Context, sess Session, specFor string) (state, error) {
-	qs, scores, err := s.store.QuestionsAndScores(ctx, sess.ID, specFor)
-	if err != nil {
-		return state{}, err
-	}
-	return state{sess: sess, questions: qs, scores: scores}, nil
+// stateOf is the state of an answer or the current question, as read by
+// AnswerState.
+func stateOf(v AnswerView) state {
+	return state{sess: v.Session, questions: v.Questions, scores: v.Scores}
 }
 
 func (st state) question(no string) (Question, bool) {
@@ -690,10 +683,11 @@ func (s *Service) currentQuestion(ctx context.Context, userID, sessionID string)
 	if ok {
 		return cached.resp, cached.body, nil
 	}
-	sess, _, err := s.store.AnswerState(ctx, userID, sessionID, "")
+	v, err := s.store.AnswerState(ctx, userID, sessionID, "")
 	if err != nil {
 		return AnswerResp{}, nil, err
 	}
+	st, sess := stateOf(v), v.Session
 	switch sess.Status {
 	case SessionReady:
 		if err := s.store.StartInterview(ctx, sess.ID, s.now()); err != nil {
@@ -702,10 +696,6 @@ func (s *Service) currentQuestion(ctx context.Context, userID, sessionID string)
 	case SessionInProgress, SessionFinished:
 	default:
 		return AnswerResp{}, nil, invalidState("the session has no questions yet (status %s): upload a resume first", sess.Status)
-	}
-	st, err := s.withQuestions(ctx, sess, "")
-	if err != nil {
-		return AnswerResp{}, nil, err
 	}
 	resp := s.currentResp(st)
 	if version == "" || sess.Status == SessionReady {
@@ -790,10 +780,11 @@ func (e *ErrStillEvaluating) Accepted() any { return e.Resp }
 // before the model is called; a repeated request replays the stored
 // response; a stale question number is a 409 carrying the current question.
 //
-// A distinct answer costs two queries (the session with the turn of the
-// request, then the questions with the scores), the claim (two statements,
-// one commit) and the completion (at most four statements: session, turn,
-// follow-up question, AI trace; one commit). A replay is the first query.
+// A distinct answer costs one query (AnswerState: the session with the
+// turn of the request, the questions and the scores), the claim (two
+// statements, one commit) and the completion (at most four statements:
+// session, turn, follow-up question, AI trace; one commit). A replay not
+// in memory is the query alone.
 func (s *Service) Answer(ctx context.Context, userID, sessionID string, in AnswerInput) (AnswerResp, error) {
 	// Load first: another user's session is a 404 whatever the body says.
 	verr := in.validate(sessionID)
@@ -801,7 +792,7 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 	if verr != nil {
 		requestID = ""
 	}
-	sess, prev, err := s.store.AnswerState(ctx, userID, sessionID, requestID)
+	v, err := s.store.AnswerState(ctx, userID, sessionID, requestID)
 	if err != nil {
 		return AnswerResp{}, err
 	}
@@ -812,10 +803,11 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 	defer s.storeTraces(ctx, traces)
 	for attempt := 0; ; attempt++ {
 		if attempt > 0 {
-			if sess, prev, err = s.store.AnswerState(ctx, userID, sessionID, in.RequestID); err != nil {
+			if v, err = s.store.AnswerState(ctx, userID, sessionID, in.RequestID); err != nil {
 				return AnswerResp{}, err
 			}
 		}
+		st, sess, prev := stateOf(v), v.Session, v.Turn
 		if prev.Status == TurnDone && prev.Response != nil && s.now().Sub(prev.CreatedAt) < replayFor {
 			s.metrics.replays.Inc()
 			s.replays.put(userID, sessionID, in.RequestID, prev.Response, prev.CreatedAt)
@@ -826,10 +818,6 @@ func (s *Service) Answer(ctx context.Context, userID, sessionID string, in Answe
 		}
 		if sess.Flow == FlowCompleted {
 			return AnswerResp{}, invalidState("every question has been answered: finish the interview")
-		}
-		st, err := s.withQuestions(ctx, sess, sess.CurrentNumber)
-		if err != nil {
-			return AnswerResp{}, err
 		}
 		if in.QuestionNumber != sess.CurrentNumber {
 			s.metrics.stale.Inc()

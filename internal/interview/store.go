@@ -256,7 +256,7 @@ var activeStatuses = []string{SessionDraft, SessionResumeUploading, SessionReady
 // therefore both stay active; the next create abandons both, and nothing
 // relies on a single active session.
 func (st *GormStore) CreateSession(ctx context.Context, s Session) (abandoned []string, err error) {
-	err = db.TransactionReadCommitted(ctx, st.db, func(tx *gorm.DB) error {
+	err = db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		var active []string
 		abandoned = nil // a retried transaction starts over
 		if err := tx.Model(&sessionRow{}).Where("user_id = ? AND status IN ?", s.UserID, activeStatuses).
@@ -486,10 +486,11 @@ func (st *GormStore) Turns(ctx context.Context, sessionID string) ([]Turn, error
 // into, and two claims then deadlock on each other's gap (issue 21).
 func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, retryOf string, now, staleBefore time.Time) (bool, error) {
 	won := false
-	// READ COMMITTED: the session row's compare-and-set serializes the
-	// claims of a session; REPEATABLE READ's gap locks on the turns'
-	// indexes only made claims of different sessions deadlock (issue 21).
-	err := db.TransactionReadCommitted(ctx, st.db, func(tx *gorm.DB) error {
+	// The session row's compare-and-set serializes the claims of a session.
+	// On MySQL it runs at READ COMMITTED, as every transaction (db.Open):
+	// REPEATABLE READ's gap locks on the turns' indexes only made claims of
+	// different sessions deadlock (issue 21).
+	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
 		res := tx.Model(&sessionRow{}).
 			Where("id = ? AND flow_version = ? AND current_number = ? AND status IN ? AND (flow = ? OR (flow = ? AND flow_updated_at < ?))",
 				s.ID, s.FlowVersion, t.QuestionNumber, []string{SessionReady, SessionInProgress}, FlowAsking, FlowEvaluating, staleBefore).
@@ -858,127 +859,138 @@ func (st *GormStore) Traces(ctx context.Context, sessionID string) ([]TraceEntry
 	return out, nil
 }
 
+// AnswerView is what an answer or the current question is decided on: the
+// session, the turn of the request, the questions and the scores, read by
+// AnswerState in one query.
+type AnswerView struct {
+	Session Session
+	// Turn is the turn stored for the request (ID "" when there is none).
+	Turn Turn
+	// Questions are the session's questions in asking order. Only the
+	// current question's rubric is decoded, and only for an answer: the
+	// others are listed by number and text.
+	Questions []Question
+	// Scores are the final scores of the answered main questions (hidden
+	// scores left out).
+	Scores []int
+}
+
 // answerStateCols are the session columns an answer or the current question
 // needs; the resume's read summary, file and suggestions are not read.
 const answerStateCols = "s.id, s.user_id, s.status, s.flow, s.flow_version, s.flow_request_id, s.flow_updated_at, " +
 	"s.current_number, s.interview_type, s.target, s.offline, s.language, s.created_at, s.updated_at, s.started_at, s.finished_at"
 
+// answerStateSQL is AnswerState's query for the current question ([0]) and
+// for an answer ([1]). Each row is the session (kind "s", with the
+// request's turn joined for an answer), a question ("q") or the scored
+// column of a done turn ("t"); every kind has its own columns, the others
+// NULL. The parts are a UNION ALL, each read through its own index, not a
+// join of the questions and turns, whose plan MariaDB picks badly on small
+// tables (a scan of the turns and a filesort).
+var answerStateSQL = [2]string{answerStateQuery(false), answerStateQuery(true)}
+
+func answerStateQuery(forAnswer bool) string {
+	// The session part: kind, the session's 16 columns, its profile and the
+	// request's turn (5), then the other parts' 8 columns.
+	session := "SELECT 's' AS kind, " + answerStateCols + ", NULL, NULL, NULL, NULL, NULL, NULL, " + strings.Repeat("NULL, ", 7) + "NULL" +
+		" FROM interview_sessions s WHERE s.id = ? AND s.user_id = ?"
+	spec, targets := "NULL", "NULL"
+	if forAnswer {
+		session = "SELECT 's' AS kind, " + answerStateCols + ", s.profile, t.id, t.question_number, t.status, t.response, t.created_at, " +
+			strings.Repeat("NULL, ", 7) + "NULL" +
+			" FROM interview_sessions s LEFT JOIN interview_turns t ON t.session_id = s.id AND t.request_id = ?" +
+			" WHERE s.id = ? AND s.user_id = ?"
+		current := "(SELECT current_number FROM interview_sessions WHERE id = ?)"
+		spec, targets = "CASE WHEN number = "+current+" THEN spec END", "CASE WHEN number = "+current+" THEN targets END"
+	}
+	skip := strings.Repeat("NULL, ", 22) // the session part's columns
+	return session +
+		" UNION ALL SELECT 'q', " + skip + "number, seq, content, is_follow_up, parent_no, " + spec + ", " + targets + ", NULL" +
+		" FROM interview_questions WHERE session_id = ?" +
+		" UNION ALL SELECT 't', " + skip + "question_number, NULL, NULL, NULL, NULL, NULL, NULL, scored" +
+		" FROM interview_turns WHERE session_id = ? AND status = ?"
+}
+
 // AnswerState loads, in one query, the columns of a session of userID that
-// decide an answer (or show the current question) and, when requestID is
-// not "", the turn stored for that request (Turn.ID "" when there is none).
+// decide an answer (or show the current question), its questions and the
+// scores of its answered main questions, and, when requestID is not "",
+// the turn stored for that request (Turn.ID "" when there is none).
 // Another user's session is missing.
 //
 // Only what the caller uses is decoded: the turn carries its id, question,
 // status, creation time and, when done, its stored response (a replay is
-// answered from this one row); the session's profile is read and decoded
-// only when an answer may be evaluated (requestID set and no done turn).
-// Suggestions, resume file and read summary are not loaded.
-func (st *GormStore) AnswerState(ctx context.Context, userID, sessionID, requestID string) (Session, Turn, error) {
-	q := st.db.WithContext(ctx)
+// answered from it); the session's profile and the current question's
+// rubric are read only when an answer may be evaluated (requestID set),
+// and the profile decoded only when the request has no done turn.
+// Suggestions, resume file and read summary are not loaded. Rows are
+// scanned by hand, not by gorm's reflection: this is the query of every
+// answer and current question (issue 21's profile).
+func (st *GormStore) AnswerState(ctx context.Context, userID, sessionID, requestID string) (AnswerView, error) {
+	var rows *sql.Rows
+	var err error
 	if requestID == "" {
-		q = q.Raw("SELECT "+answerStateCols+", NULL, NULL, NULL, NULL, NULL, NULL FROM interview_sessions s WHERE s.id = ? AND s.user_id = ?",
-			sessionID, userID)
+		rows, err = st.db.WithContext(ctx).Raw(answerStateSQL[0], sessionID, userID, sessionID, sessionID, TurnDone).Rows()
 	} else {
-		q = q.Raw("SELECT "+answerStateCols+", s.profile, t.id AS turn_id, t.question_number AS turn_question, "+
-			"t.status AS turn_status, t.response AS turn_response, t.created_at AS turn_created_at "+
-			"FROM interview_sessions s LEFT JOIN interview_turns t ON t.session_id = s.id AND t.request_id = ? "+
-			"WHERE s.id = ? AND s.user_id = ?", requestID, sessionID, userID)
+		rows, err = st.db.WithContext(ctx).Raw(answerStateSQL[1], requestID, sessionID, userID, sessionID, sessionID,
+			sessionID, sessionID, TurnDone).Rows()
 	}
-	// Scanned by hand, not by gorm's reflection: this is the query of
-	// every answer and current question (issue 21's profile).
-	rows, err := q.Rows()
 	if err != nil {
-		return Session{}, Turn{}, fmt.Errorf("load session: %w", err)
+		return AnswerView{}, fmt.Errorf("load session: %w", err)
 	}
 	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return Session{}, Turn{}, fmt.Errorf("load session: %w", err)
-		}
-		return Session{}, Turn{}, errSessionMissing
-	}
 	var (
-		s                              Session
-		flowUpdated, started, finished sql.NullTime
-		profile, turnID, turnQuestion  sql.NullString
-		turnStatus                     sql.NullString
-		turnResponse                   sql.RawBytes
-		turnCreated                    sql.NullTime
+		v                                      AnswerView
+		found                                  bool
+		profile                                sql.NullString
+		kind                                   string
+		id, user, status, flow, flowReq, cur   sql.NullString
+		itype, target, lang                    sql.NullString
+		version, seq                           sql.NullInt64
+		offline, follow                        sql.NullBool
+		flowUpdated, created, updated          sql.NullTime
+		started, finished, turnCreated         sql.NullTime
+		prof, turnID, turnQuestion, turnStatus sql.NullString
+		turnResponse                           sql.RawBytes
+		number, content, parent, spec, targets sql.NullString
+		scored                                 sql.NullString
 	)
-	if err := rows.Scan(&s.ID, &s.UserID, &s.Status, &s.Flow, &s.FlowVersion, &s.FlowRequestID, &flowUpdated,
-		&s.CurrentNumber, &s.InterviewType, &s.Target, &s.Offline, &s.Language, &s.CreatedAt, &s.UpdatedAt, &started, &finished,
-		&profile, &turnID, &turnQuestion, &turnStatus, &turnResponse, &turnCreated); err != nil {
-		return Session{}, Turn{}, fmt.Errorf("load session: %w", err)
-	}
-	s.FlowUpdatedAt, s.StartedAt, s.FinishedAt = timePtr(flowUpdated), timePtr(started), timePtr(finished)
-	var t Turn
-	if turnID.Valid {
-		t = Turn{ID: turnID.String, SessionID: s.ID, QuestionNumber: turnQuestion.String, RequestID: requestID, Status: turnStatus.String}
-		if turnCreated.Valid {
-			t.CreatedAt = turnCreated.Time
-		}
-		if t.Status == TurnDone && turnResponse != nil {
-			t.Response = &AnswerResp{}
-			if len(turnResponse) > 0 {
-				_ = json.Unmarshal(turnResponse, t.Response) // written by us; a bad value reads as empty
-			}
-			// A replay, or (older than its 24 h) a 409: a request with a
-			// done turn is never claimed again (the turn's unique key), so
-			// the profile is not needed.
-			return s, t, rows.Close()
-		}
-	}
-	if profile.Valid {
-		var p Profile
-		fromJSON(&profile.String, &p)
-		s.Profile = &p
-	}
-	return s, t, rows.Close()
-}
-
-// timePtr is t's time, nil when NULL.
-func timePtr(t sql.NullTime) *time.Time {
-	if !t.Valid {
-		return nil
-	}
-	return &t.Time
-}
-
-// QuestionsAndScores lists a session's questions in asking order and the
-// final scores of its answered main questions (hidden scores left out), in
-// one query. Only the rubric of question specFor is decoded (none when it
-// is ""): the others are listed by number and text.
-//
-// The query is a UNION ALL of the session's questions and its done turns,
-// each read through its own index, rather than a join, whose plan MariaDB
-// picks badly on small tables (a scan of the turns and a filesort).
-func (st *GormStore) QuestionsAndScores(ctx context.Context, sessionID, specFor string) ([]Question, []int, error) {
-	// Each row is a question (kind "q") or the scored column of a done turn
-	// (kind "t", number its question, the rest empty). Scanned by hand, not
-	// by gorm's reflection (see AnswerState).
-	rows, err := st.db.WithContext(ctx).Raw("SELECT 'q' AS kind, number, seq, content, is_follow_up, parent_no, "+
-		"CASE WHEN number = ? THEN spec END AS spec, CASE WHEN number = ? THEN targets END AS targets, NULL AS scored "+
-		"FROM interview_questions WHERE session_id = ? "+
-		"UNION ALL SELECT 't', question_number, 0, '', 0, '', NULL, NULL, scored "+
-		"FROM interview_turns WHERE session_id = ? AND status = ?", specFor, specFor, sessionID, sessionID, TurnDone).Rows()
-	if err != nil {
-		return nil, nil, fmt.Errorf("list questions: %w", err)
-	}
-	defer rows.Close()
-	var qs []Question
-	var scores []int
 	for rows.Next() {
-		var (
-			kind, number, content, parent string
-			seq                           int
-			follow                        bool
-			spec, targets, scored         sql.NullString
-		)
-		if err := rows.Scan(&kind, &number, &seq, &content, &follow, &parent, &spec, &targets, &scored); err != nil {
-			return nil, nil, fmt.Errorf("list questions: %w", err)
+		if err := rows.Scan(&kind, &id, &user, &status, &flow, &version, &flowReq, &flowUpdated, &cur, &itype, &target,
+			&offline, &lang, &created, &updated, &started, &finished, &prof, &turnID, &turnQuestion, &turnStatus,
+			&turnResponse, &turnCreated, &number, &seq, &content, &follow, &parent, &spec, &targets, &scored); err != nil {
+			return AnswerView{}, fmt.Errorf("load session: %w", err)
 		}
-		if kind == "t" {
-			if !scored.Valid || strings.Contains(number, "-F") {
+		switch kind {
+		case "s":
+			found = true
+			v.Session = Session{ID: id.String, UserID: user.String, Status: status.String, Flow: flow.String,
+				FlowVersion: version.Int64, FlowRequestID: flowReq.String, FlowUpdatedAt: timePtr(flowUpdated),
+				CurrentNumber: cur.String, InterviewType: itype.String, Target: target.String, Offline: offline.Bool,
+				Language: lang.String, CreatedAt: created.Time, UpdatedAt: updated.Time, StartedAt: timePtr(started),
+				FinishedAt: timePtr(finished)}
+			profile = prof
+			if turnID.Valid {
+				v.Turn = Turn{ID: turnID.String, SessionID: sessionID, QuestionNumber: turnQuestion.String, RequestID: requestID,
+					Status: turnStatus.String, CreatedAt: turnCreated.Time}
+				if v.Turn.Status == TurnDone && turnResponse != nil {
+					v.Turn.Response = &AnswerResp{}
+					if len(turnResponse) > 0 {
+						_ = json.Unmarshal(turnResponse, v.Turn.Response) // written by us; a bad value reads as empty
+					}
+				}
+			}
+		case "q":
+			q := Question{SessionID: sessionID, Number: number.String, Seq: int(seq.Int64), Content: content.String,
+				IsFollow: follow.Bool, ParentNo: parent.String}
+			if spec.Valid {
+				fromJSON(&spec.String, &q.Spec)
+			}
+			if targets.Valid {
+				fromJSON(&targets.String, &q.Targets)
+			}
+			v.Questions = append(v.Questions, q)
+		case "t":
+			if !scored.Valid || strings.Contains(number.String, "-F") {
 				continue // follow-ups are shown, not averaged
 			}
 			var sc struct {
@@ -987,24 +999,34 @@ func (st *GormStore) QuestionsAndScores(ctx context.Context, sessionID, specFor 
 			}
 			fromJSON(&scored.String, &sc)
 			if sc.Hidden == "" {
-				scores = append(scores, sc.Score)
+				v.Scores = append(v.Scores, sc.Score)
 			}
-			continue
 		}
-		q := Question{SessionID: sessionID, Number: number, Seq: seq, Content: content, IsFollow: follow, ParentNo: parent}
-		if spec.Valid {
-			fromJSON(&spec.String, &q.Spec)
-		}
-		if targets.Valid {
-			fromJSON(&targets.String, &q.Targets)
-		}
-		qs = append(qs, q)
 	}
 	if err := rows.Err(); err != nil {
-		return nil, nil, fmt.Errorf("list questions: %w", err)
+		return AnswerView{}, fmt.Errorf("load session: %w", err)
 	}
-	slices.SortStableFunc(qs, func(a, b Question) int { return cmp.Compare(a.Seq, b.Seq) })
-	return qs, scores, nil
+	if !found {
+		return AnswerView{}, errSessionMissing
+	}
+	// A replay, or (older than its 24 h) a 409: a request with a done turn
+	// is never claimed again (the turn's unique key), so the profile is
+	// not needed then.
+	if profile.Valid && v.Turn.Response == nil {
+		var p Profile
+		fromJSON(&profile.String, &p)
+		v.Session.Profile = &p
+	}
+	slices.SortStableFunc(v.Questions, func(a, b Question) int { return cmp.Compare(a.Seq, b.Seq) })
+	return v, rows.Close()
+}
+
+// timePtr is t's time, nil when NULL.
+func timePtr(t sql.NullTime) *time.Time {
+	if !t.Valid {
+		return nil
+	}
+	return &t.Time
 }
 
 // AddTraces appends entries to their sessions' AI traces in one statement.

@@ -64,14 +64,10 @@ func TestStoreDatabaseFailures(t *testing.T) {
 			"Questions":      func() error { _, err := st.Questions(ctx, s.ID); return err },
 			"StartInterview": func() error { return st.StartInterview(ctx, s.ID, now) },
 			"TurnByRequest":  func() error { _, err := st.TurnByRequest(ctx, s.ID, "r"); return err },
-			"AnswerState":    func() error { _, _, err := st.AnswerState(ctx, "u1", s.ID, "r"); return err },
-			"QuestionsAndScores": func() error {
-				_, _, err := st.QuestionsAndScores(ctx, s.ID, "1")
-				return err
-			},
-			"AddTraces":   func() error { return st.AddTraces(ctx, []interview.TraceEntry{{SessionID: s.ID, At: now}}) },
-			"Turns":       func() error { _, err := st.Turns(ctx, s.ID); return err },
-			"ClaimAnswer": func() error { _, err := st.ClaimAnswer(ctx, s, turn, "", now, now); return err },
+			"AnswerState":    func() error { _, err := st.AnswerState(ctx, "u1", s.ID, "r"); return err },
+			"AddTraces":      func() error { return st.AddTraces(ctx, []interview.TraceEntry{{SessionID: s.ID, At: now}}) },
+			"Turns":          func() error { _, err := st.Turns(ctx, s.ID); return err },
+			"ClaimAnswer":    func() error { _, err := st.ClaimAnswer(ctx, s, turn, "", now, now); return err },
 			"CompleteAnswer": func() error {
 				_, err := st.CompleteAnswer(ctx, s.ID, 1, turn, interview.FlowAsking, "2", nil, nil)
 				return err
@@ -96,5 +92,66 @@ func TestStoreDatabaseFailures(t *testing.T) {
 				}
 			})
 		}
+	})
+}
+
+// AnswerState reads in one query what an answer is decided on: the
+// session, the request's turn, the questions in asking order (only the
+// current one's rubric, and only for an answer) and the main questions'
+// scores; another user's session is missing.
+func TestStoreAnswerState(t *testing.T) {
+	each(t, func(t *testing.T, gdb *gorm.DB) {
+		ctx := context.Background()
+		e := newEnv(t, gdb)
+		s := e.ready("u1")
+		first, err := e.svc.Answer(ctx, "u1", s.ID, answer("1", "a plain answer", "req-1"))
+		if err != nil || first.Score == nil {
+			t.Fatalf("answer: %+v %v", first, err)
+		}
+		st := interview.NewGormStore(gdb)
+		v, err := st.AnswerState(ctx, "u1", s.ID, "req-1")
+		if err != nil {
+			t.Fatal(err)
+		}
+		cur := v.Session.CurrentNumber
+		if v.Session.ID != s.ID || v.Session.UserID != "u1" || cur == "1" || cur == "" || v.Session.Profile != nil {
+			t.Fatalf("session = %+v: want the session after question 1, no profile for a replayed request", v.Session)
+		}
+		if v.Turn.Status != interview.TurnDone || v.Turn.Response == nil || v.Turn.Response.RequestID != "req-1" ||
+			v.Turn.QuestionNumber != "1" || v.Turn.CreatedAt.IsZero() {
+			t.Fatalf("turn = %+v, want the done turn of req-1 with its response", v.Turn)
+		}
+		if len(v.Scores) != 1 || v.Scores[0] != *first.Score {
+			t.Fatalf("scores = %v, want [%d]", v.Scores, *first.Score)
+		}
+		if len(v.Questions) != 5 {
+			t.Fatalf("%d questions, want 5", len(v.Questions))
+		}
+		for i, q := range v.Questions {
+			if i > 0 && q.Seq <= v.Questions[i-1].Seq {
+				t.Fatalf("questions out of asking order: %+v", v.Questions)
+			}
+			if q.Content == "" || (q.Number == cur) != (len(q.Spec.Anchors) > 0) {
+				t.Fatalf("question %s: content %q, %d anchors; want text for all and the rubric of %s only",
+					q.Number, q.Content, len(q.Spec.Anchors), cur)
+			}
+		}
+		// A new request: no turn, the profile to evaluate with.
+		v, err = st.AnswerState(ctx, "u1", s.ID, "req-2")
+		if err != nil || v.Turn.ID != "" || v.Session.Profile == nil {
+			t.Fatalf("new request: turn %+v, profile %v, err %v", v.Turn, v.Session.Profile, err)
+		}
+		// The current question: no rubric, no profile.
+		v, err = st.AnswerState(ctx, "u1", s.ID, "")
+		if err != nil || v.Session.Profile != nil || len(v.Questions) != 5 || len(v.Scores) != 1 {
+			t.Fatalf("current question: %+v %v", v, err)
+		}
+		for _, q := range v.Questions {
+			if len(q.Spec.Anchors) > 0 {
+				t.Fatalf("question %s has its rubric without an answer", q.Number)
+			}
+		}
+		_, err = st.AnswerState(ctx, "u2", s.ID, "req-1")
+		wantKind(t, err, apperr.KindNotFound, "")
 	})
 }
