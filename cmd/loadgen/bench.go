@@ -124,7 +124,7 @@ func runBench(ctx context.Context, o options, bo benchOptions, urls []string) er
 				before := readCPU()
 				var q0 int64
 				if bo.cpu {
-					q0, _ = dbCounters(ctx)
+					q0, _, _ = dbCounters(ctx)
 				}
 				var n int64
 				rate, errs := closedLoop(ctx, c, bo.duration, func(ctx context.Context) bool {
@@ -133,7 +133,7 @@ func runBench(ctx context.Context, o options, bo benchOptions, urls []string) er
 				}, &n)
 				if bo.cpu {
 					after := readCPU()
-					q1, _ := dbCounters(ctx)
+					q1, _, _ := dbCounters(ctx)
 					printCPU(os.Stderr, f.row.key, c, n, before, after, q1-q0-1)
 				}
 				if prof != nil {
@@ -298,7 +298,7 @@ func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions, hc *htt
 		go func() { prof <- fetchProfile(ctx, hc, bo, "distinct", c, run) }()
 	}
 	cpu0 := readCPU()
-	q0, c0 := dbCounters(ctx)
+	q0, c0, n0 := dbCounters(ctx)
 	var done, failed atomic.Int64
 	deadline := time.Now().Add(bo.duration)
 	start := time.Now()
@@ -337,7 +337,7 @@ func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions, hc *htt
 		}()
 	}
 	ww.Wait()
-	q1, c1 := dbCounters(ctx)
+	q1, c1, n1 := dbCounters(ctx)
 	if bo.cpu {
 		printCPU(os.Stderr, "distinct", c, done.Load(), cpu0, readCPU(), q1-q0-1)
 	}
@@ -348,8 +348,8 @@ func (e *benchEnv) distinct(ctx context.Context, c int, bo benchOptions, hc *htt
 	}
 	if q0 > 0 && q1 > 0 && done.Load() > 0 {
 		n := float64(done.Load())
-		fmt.Fprintf(os.Stderr, "bench: c=%d distinct answers: %.1f statements and %.2f commits per answer (MariaDB Questions, Com_commit)\n",
-			c, float64(q1-q0-1)/n, float64(c1-c0)/n)
+		fmt.Fprintf(os.Stderr, "bench: c=%d distinct answers: %.1f statements and %.2f commits per answer, %d new connections "+
+			"(MariaDB Questions, Com_commit, Connections)\n", c, float64(q1-q0-1)/n, float64(c1-c0)/n, n1-n0-1)
 	}
 	elapsed := time.Duration(end.Load())
 	if time.Now().Before(deadline) {
@@ -386,17 +386,17 @@ func closedLoop(ctx context.Context, c int, d time.Duration, do func(context.Con
 	return float64(okN.Load()) / time.Since(start).Seconds(), int(failN.Load())
 }
 
-// dbCounters reads the cluster database's statement and commit counters
-// (0, 0 when the client is missing).
-func dbCounters(ctx context.Context) (questions, commits int64) {
+// dbCounters reads the cluster database's statement, commit and connection
+// counters (0 when the client is missing).
+func dbCounters(ctx context.Context) (questions, commits, conns int64) {
 	port := os.Getenv("DB_PORT")
 	if port == "" {
 		port = "3390"
 	}
 	out, err := exec.CommandContext(ctx, "mariadb", "--no-defaults", "-h127.0.0.1", "-P"+port, "-uroot", "-N", "-e",
-		"SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_commit')").Output()
+		"SHOW GLOBAL STATUS WHERE Variable_name IN ('Questions', 'Com_commit', 'Connections')").Output()
 	if err != nil {
-		return 0, 0
+		return 0, 0, 0
 	}
 	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
 		f := strings.Fields(line)
@@ -409,9 +409,11 @@ func dbCounters(ctx context.Context) (questions, commits int64) {
 			questions = v
 		case "Com_commit":
 			commits = v
+		case "Connections":
+			conns = v
 		}
 	}
-	return questions, commits
+	return questions, commits, conns
 }
 
 var redisRPS = regexp.MustCompile(`GET: ([0-9.]+) requests per second`)
