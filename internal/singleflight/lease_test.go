@@ -76,7 +76,7 @@ func TestLostLeaseCancelsFnAndFollowsTheNewOwner(t *testing.T) {
 	if err := <-fnErr; !errors.Is(err, context.Canceled) {
 		t.Errorf("fn ctx: %v, want cancelled on lost lease", err)
 	}
-	if v, _ := rdb.HGet(ctx, k.result, "data").Result(); v != "newer" {
+	if v, _ := rdb.HGet(ctx, k.meta, "data").Result(); v != "newer" {
 		t.Errorf("stored result %q, want newer (the stale owner must not write)", v)
 	}
 	if got := counterValue(t, reg, "aimeeting_singleflight_outcomes_total", map[string]string{"outcome": "lost_lease"}); got != 1 {
