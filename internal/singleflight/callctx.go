@@ -2,6 +2,7 @@ package singleflight
 
 import (
 	"context"
+	"slices"
 	"time"
 )
 
@@ -64,16 +65,19 @@ func (c *call) AfterFunc(f func()) (stop func() bool) {
 		return func() bool { return false }
 	}
 	a := &afterFunc{f: f}
-	if c.afters == nil {
-		c.afters = make(map[*afterFunc]struct{})
-	}
-	c.afters[a] = struct{}{}
+	// A flight has a few derived contexts at a time (a Redis command's
+	// timeout, fn's): a slice is cheaper than a map.
+	c.afters = append(c.afters, a)
 	return func() bool {
 		c.cmu.Lock()
 		defer c.cmu.Unlock()
-		_, ok := c.afters[a]
-		delete(c.afters, a)
-		return ok
+		for i, x := range c.afters {
+			if x == a {
+				c.afters = slices.Delete(c.afters, i, i+1)
+				return true
+			}
+		}
+		return false
 	}
 }
 
@@ -91,7 +95,7 @@ func (c *call) cancel() {
 	afters := c.afters
 	c.afters = nil
 	c.cmu.Unlock()
-	for a := range afters {
+	for _, a := range afters {
 		go a.f()
 	}
 }

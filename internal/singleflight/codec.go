@@ -9,9 +9,10 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 )
 
-// Payload encodings stored in the result hash's "enc" field.
+// Payload encodings, the first word of a stored payload's header.
 const (
 	encRaw  = "raw"
 	encGzip = "gzip"
@@ -82,19 +83,42 @@ func (p payload) decode() ([]byte, error) {
 	return v, nil
 }
 
-// payloadFrom builds a payload from the four stored fields (enc, size,
-// stored, sum) and the data as Redis returns them; missing or malformed
-// fields give a payload that decode rejects.
-func payloadFrom(enc, size, stored, sum any, data any) payload {
-	str := func(x any) string { s, _ := x.(string); return s }
-	num := func(x any) int {
-		n, err := strconv.Atoi(str(x))
-		if err != nil {
-			return -1
-		}
-		return n
+// header is the stored form of p's encoding, sizes and checksum, one field
+// beside the data ("raw 40 40 <sha256 hex>"): fewer fields make the scripts
+// cheaper in Redis.
+func (p payload) header() string {
+	b := make([]byte, 0, len(p.Enc)+len(p.Sum)+24)
+	b = append(b, p.Enc...)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(p.Size), 10)
+	b = append(b, ' ')
+	b = strconv.AppendInt(b, int64(p.Stored), 10)
+	b = append(b, ' ')
+	b = append(b, p.Sum...)
+	return string(b)
+}
+
+// payloadFrom builds a payload from its stored header and data as Redis
+// returns them; a missing or malformed header gives a payload that decode
+// rejects.
+func payloadFrom(header, data any) payload {
+	h, _ := header.(string)
+	d, _ := data.(string)
+	p := payload{Size: -1, Stored: -1, Data: []byte(d)}
+	enc, rest, _ := strings.Cut(h, " ")
+	size, rest, _ := strings.Cut(rest, " ")
+	stored, sum, ok := strings.Cut(rest, " ")
+	if !ok {
+		return p
 	}
-	return payload{Enc: str(enc), Size: num(size), Stored: num(stored), Sum: str(sum), Data: []byte(str(data))}
+	var err1, err2 error
+	p.Size, err1 = strconv.Atoi(size)
+	p.Stored, err2 = strconv.Atoi(stored)
+	if err1 != nil || err2 != nil {
+		p.Size, p.Stored = -1, -1
+	}
+	p.Enc, p.Sum = enc, sum
+	return p
 }
 
 // Failure is a failed call as stored in Redis and replayed to followers and

@@ -41,7 +41,7 @@ func TestPayloadCodec(t *testing.T) {
 				t.Errorf("size %d stored %d, want %d and %d", p.Size, p.Stored, len(tc.value), len(p.Data))
 			}
 			// Round trip through the stored (string) form.
-			got, err := payloadFrom(p.Enc, fmt.Sprint(p.Size), fmt.Sprint(p.Stored), p.Sum, string(p.Data)).decode()
+			got, err := payloadFrom(p.header(), string(p.Data)).decode()
 			if err != nil || !bytes.Equal(got, tc.value) {
 				t.Errorf("decode = %q, %v; want the original", got, err)
 			}
@@ -60,8 +60,10 @@ func TestPayloadCodec(t *testing.T) {
 			}
 		})
 	}
-	if _, err := payloadFrom(nil, nil, nil, nil, nil).decode(); !errors.Is(err, errCorrupt) {
-		t.Errorf("missing fields: err = %v, want errCorrupt", err)
+	for _, h := range []any{nil, "", "raw", "raw 5 5", "raw x 5 " + strings.Repeat("0", 64), "raw 5 y " + strings.Repeat("0", 64)} {
+		if _, err := payloadFrom(h, "hello").decode(); !errors.Is(err, errCorrupt) {
+			t.Errorf("header %q: err = %v, want errCorrupt", h, err)
+		}
 	}
 }
 

@@ -226,7 +226,7 @@ func eventValue(ev map[string]any) ([]byte, bool) {
 	if ev["state"] != stateSucceeded || ev["data"] == nil {
 		return nil, false
 	}
-	v, err := payloadFrom(ev["enc"], ev["size"], ev["stored"], ev["sum"], ev["data"]).decode()
+	v, err := payloadFrom(ev["pl"], ev["data"]).decode()
 	return v, err == nil
 }
 

@@ -76,7 +76,7 @@ func TestLostLeaseCancelsFnAndFollowsTheNewOwner(t *testing.T) {
 	if err := <-fnErr; !errors.Is(err, context.Canceled) {
 		t.Errorf("fn ctx: %v, want cancelled on lost lease", err)
 	}
-	if v, _ := rdb.HGet(ctx, k.result, "data").Result(); v != "newer" {
+	if v, _ := rdb.HGet(ctx, k.meta, "data").Result(); v != "newer" {
 		t.Errorf("stored result %q, want newer (the stale owner must not write)", v)
 	}
 	if got := counterValue(t, reg, "aimeeting_singleflight_outcomes_total", map[string]string{"outcome": "lost_lease"}); got != 1 {
@@ -138,5 +138,53 @@ func TestPollFallbackCatchesALostNotification(t *testing.T) {
 	r := recv(t, follower)
 	if r.err != nil || string(r.res.Value) != "ghost result" || r.res.Outcome != Follower || c.get() != 0 {
 		t.Errorf("got %q, %s, %v, calls %d; want the result by polling", r.res.Value, r.res.Outcome, r.err, c.get())
+	}
+}
+
+// The age of an owner's last heartbeat is its lease minus the meta hash's
+// PTTL (server time, no clock call): the expiry is moved instead of waiting.
+func TestTakeoverAgeIsLeaseMinusPTTL(t *testing.T) {
+	rdb, prefix := testenv.Redis(t)
+	ctx := context.Background()
+	st := store{rdb: rdb}
+	pol := testConfig(prefix).Default
+	pol.RunningLease, pol.TakeoverDetect = 10*time.Second, 4*time.Second
+	tests := []struct {
+		name  string
+		age   func(meta string) error // makes the owner's last heartbeat look this old
+		want  string
+		token string
+	}{
+		{"fresh", func(string) error { return nil }, statusFollowerWait, "1"},
+		{"younger than takeover-detect", func(meta string) error {
+			return rdb.PExpire(ctx, meta, pol.RunningLease-3*time.Second).Err()
+		}, statusFollowerWait, "1"},
+		{"older than takeover-detect", func(meta string) error {
+			return rdb.PExpire(ctx, meta, pol.RunningLease-5*time.Second).Err()
+		}, statusOwnerTakeover, "2"},
+		{"no expiry", func(meta string) error { return rdb.Persist(ctx, meta).Err() }, statusOwnerTakeover, "2"},
+		{"the owner's own lease, kept in the hash", func(meta string) error {
+			// The owner's lease is 20 s and 14 s are left: 6 s old, although
+			// the follower's own lease (10 s) would make it look fresh.
+			if err := rdb.HSet(ctx, meta, "lease", 20000).Err(); err != nil {
+				return err
+			}
+			return rdb.PExpire(ctx, meta, 14*time.Second).Err()
+		}, statusOwnerTakeover, "2"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			k := keysFor(prefix, "age|"+tc.name)
+			if a, err := st.acquire(ctx, k, "owner", pol, ""); err != nil || a.status != statusOwnerNew {
+				t.Fatalf("acquire owner = %+v, %v", a, err)
+			}
+			if err := tc.age(k.meta); err != nil {
+				t.Fatal(err)
+			}
+			a, err := st.acquire(ctx, k, "other", pol, "")
+			if err != nil || a.status != tc.want || a.token != tc.token {
+				t.Errorf("acquire = %s %s, %v; want %s %s", a.status, a.token, err, tc.want, tc.token)
+			}
+		})
 	}
 }

@@ -241,10 +241,10 @@ func TestCorruptResultIsAMiss(t *testing.T) {
 		{"flipped byte raw", "short value", flipByte},
 		{"flipped byte gzip", strings.Repeat("compressible ", 20), flipByte},
 		{"wrong checksum", "short value", func(ctx context.Context, rdb redis.UniversalClient, k flightKeys) error {
-			return rdb.HSet(ctx, k.result, "sum", strings.Repeat("0", 64)).Err()
+			return editHeader(ctx, rdb, k, func(p *payload) { p.Sum = strings.Repeat("0", 64) })
 		}},
 		{"wrong size", "short value", func(ctx context.Context, rdb redis.UniversalClient, k flightKeys) error {
-			return rdb.HSet(ctx, k.result, "size", 3).Err()
+			return editHeader(ctx, rdb, k, func(p *payload) { p.Size = 3 })
 		}},
 	}
 	forEachBackend(t, func(t *testing.T, b backend) {
@@ -275,11 +275,22 @@ func TestCorruptResultIsAMiss(t *testing.T) {
 
 // flipByte corrupts the stored data in place, keeping its length.
 func flipByte(ctx context.Context, rdb redis.UniversalClient, k flightKeys) error {
-	data, err := rdb.HGet(ctx, k.result, "data").Bytes()
+	data, err := rdb.HGet(ctx, k.meta, "data").Bytes()
 	if err != nil {
 		return err
 	}
 	data = bytes.Clone(data)
 	data[len(data)/2] ^= 0x55
-	return rdb.HSet(ctx, k.result, "data", data).Err()
+	return rdb.HSet(ctx, k.meta, "data", data).Err()
+}
+
+// editHeader rewrites the stored payload's header (encoding, sizes, checksum).
+func editHeader(ctx context.Context, rdb redis.UniversalClient, k flightKeys, edit func(*payload)) error {
+	h, err := rdb.HGet(ctx, k.meta, "pl").Result()
+	if err != nil {
+		return err
+	}
+	p := payloadFrom(h, "")
+	edit(&p)
+	return rdb.HSet(ctx, k.meta, "pl", p.header()).Err()
 }

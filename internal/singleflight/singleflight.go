@@ -32,7 +32,9 @@ import (
 	"fmt"
 	"os"
 	"runtime/debug"
+	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/hashicorp/golang-lru/v2/expirable"
@@ -125,6 +127,12 @@ type Group struct {
 
 	stages sync.Map // stage name → *stageState, resolved on first use
 
+	// Owner ids are unique per call: ownerPrefix (instance id and 8 random
+	// bytes drawn once per Group) and a sequence number, so a flight needs
+	// no random bytes of its own.
+	ownerPrefix string
+	ownerSeq    atomic.Uint64
+
 	// test hooks, set only by tests before use.
 	testHookJoin     func(key string, leader bool) // after create-or-join
 	testHookFollower func(key string)              // when a Redis follower starts waiting
@@ -154,7 +162,7 @@ type call struct {
 	cmu          sync.Mutex
 	cdone        chan struct{}
 	cerr         error
-	afters       map[*afterFunc]struct{}
+	afters       []*afterFunc
 
 	// f is the flight this process runs for the key. When the first steps
 	// (lead) leave work to wait for, local names the outcome of running fn
@@ -177,7 +185,7 @@ func New(cfg Config, rdb redis.UniversalClient, reg prometheus.Registerer) (*Gro
 		host, _ := os.Hostname()
 		cfg.InstanceID = fmt.Sprintf("%s-%d", host, os.Getpid())
 	}
-	g := &Group{cfg: cfg, m: make(map[string]*call), redis: redisx.NewBreaker(0)}
+	g := &Group{cfg: cfg, m: make(map[string]*call), redis: redisx.NewBreaker(0), ownerPrefix: cfg.InstanceID + ":" + randomHex(8) + ":"}
 	if cfg.Mode == ModeHybrid {
 		g.redis = cfg.Breaker
 		if g.redis == nil {
@@ -396,7 +404,7 @@ func (g *Group) start(ctx context.Context, c *call) bool {
 		return false
 	}
 	f.keys = keysFor(g.cfg.KeyPrefix, f.key)
-	f.owner = g.cfg.InstanceID + ":" + randomHex(8)
+	f.owner = g.ownerPrefix + strconv.FormatUint(g.ownerSeq.Add(1), 36)
 	a, err := f.acquire(ctx, "")
 	if err != nil {
 		c.res, c.err = g.redisFailure(c, Result{}, err)

@@ -184,6 +184,45 @@ func BenchmarkBareEvalsha(b *testing.B) {
 	}
 }
 
+// The owner and replay paths against a bare EVALSHA measured in the same
+// iterations (one of each per iteration, timed separately), so that a
+// change of load between benchmarks cannot move the ratios: on a shared
+// 2-vCPU machine BenchmarkBareEvalsha, run seconds after
+// BenchmarkDistributedOwner, varied from 23 to 58 µs.
+func BenchmarkDistributedVsBare(b *testing.B) {
+	rdb, prefix := benchRedis(b)
+	g := benchRedisGroup(b, rdb, prefix, "vsbare")
+	ctx := requestCtx(b)
+	bctx := context.Background()
+	keys := []string{prefix + "bare"}
+	_ = bareScript.Load(bctx, rdb)
+	if _, err := g.Do(ctx, testStage, "replayed", benchFn); err != nil {
+		b.Fatal(err)
+	}
+	var owner, replay, bare time.Duration
+	i := 0
+	for b.Loop() {
+		i++
+		t0 := time.Now()
+		if _, err := g.Do(ctx, testStage, "owner|"+strconv.Itoa(i), benchFn); err != nil {
+			b.Fatal(err)
+		}
+		t1 := time.Now()
+		if err := bareScript.Run(bctx, rdb, keys).Err(); err != nil {
+			b.Fatal(err)
+		}
+		t2 := time.Now()
+		if _, err := g.Do(ctx, testStage, "replayed", benchFn); err != nil {
+			b.Fatal(err)
+		}
+		t3 := time.Now()
+		owner, bare, replay = owner+t1.Sub(t0), bare+t2.Sub(t1), replay+t3.Sub(t2)
+	}
+	b.ReportMetric(float64(bare.Microseconds())/float64(i), "bare-µs")
+	b.ReportMetric(float64(owner)/float64(bare), "owner/bare")
+	b.ReportMetric(float64(replay)/float64(bare), "replay/bare")
+}
+
 // Distinct-key flights per second against one Redis (50 concurrent callers,
 // as redis-benchmark's default 50 clients).
 func BenchmarkDistributedFlightsParallel(b *testing.B) {
