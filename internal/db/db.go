@@ -155,6 +155,9 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 		sqlDB.SetMaxIdleConns(cfg.MaxIdleConns)
 	}
 	sqlDB.SetConnMaxLifetime(30 * time.Minute)
+	// Connections a burst opened are closed once unused for a while, not
+	// after each use (which max-idle-conns below max-open-conns does).
+	sqlDB.SetConnMaxIdleTime(5 * time.Minute)
 	pingCtx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	if err := sqlDB.PingContext(pingCtx); err != nil {
