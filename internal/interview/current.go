@@ -166,6 +166,7 @@ type RedisVersions struct {
 	prefix  string
 	breaker *redisx.Breaker
 	timeout time.Duration
+	gets    *versionGets // Version's GETs, batched while one is on its way
 }
 
 // versionTTL is how long an unchanged session keeps its version in Redis;
@@ -179,7 +180,11 @@ func NewRedisVersions(rdb redis.UniversalClient, prefix string, breaker *redisx.
 	if breaker == nil {
 		breaker = redisx.NewBreaker(5 * time.Second)
 	}
-	return &RedisVersions{rdb: rdb, prefix: prefix + "interview:version:", breaker: breaker, timeout: timeout}
+	r := &RedisVersions{rdb: rdb, prefix: prefix + "interview:version:", breaker: breaker, timeout: timeout}
+	r.gets = &versionGets{send: func(ctx context.Context, batch []*versionGet) {
+		_ = r.do(ctx, func(ctx context.Context) error { return sendGets(ctx, rdb, batch) })
+	}}
+	return r
 }
 
 var _ Versions = (*RedisVersions)(nil)
@@ -196,11 +201,7 @@ func (r *RedisVersions) Version(ctx context.Context, sessionID string) (string, 
 		return "", errVersionsSkipped
 	}
 	key := r.prefix + sessionID
-	var v string
-	err := r.do(ctx, func(ctx context.Context) (err error) {
-		v, err = r.rdb.Get(ctx, key).Result()
-		return err
-	})
+	v, err := r.gets.get(ctx, key)
 	if !errors.Is(err, redis.Nil) {
 		return v, err
 	}
