@@ -87,6 +87,12 @@ func Open(ctx context.Context, cfg Config) (*gorm.DB, error) {
 			mc.InterpolateParams = true
 		}
 		mc.Params["time_zone"] = "'+00:00'"
+		// Several statements in one query: a transaction of a few
+		// statements is one round trip (GuardedScript). Every statement's
+		// arguments are interpolated by the driver (escaped), never
+		// concatenated, so this lets nothing in that a single statement
+		// would not.
+		mc.MultiStatements = true
 		// Backstops below the per-call deadlines: a dial, and any single
 		// read or write on a connection, give up on a silent server.
 		if mc.Timeout == 0 {

@@ -253,3 +253,69 @@ func TestQueryTimeoutMySQL(t *testing.T) {
 		}
 	})
 }
+
+// A guarded script stores its statements only when its guard changed a
+// row, in one transaction; a lost guard or a failing statement leaves
+// nothing behind, and the connection goes back to the pool with no
+// transaction open.
+func TestGuardedScriptMySQL(t *testing.T) {
+	ctx := context.Background()
+	gdb, err := Open(ctx, Config{Driver: "mysql", DSN: testenv.MySQL(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Close(gdb) })
+	sqlDB, _ := gdb.DB()
+	sqlDB.SetMaxOpenConns(1) // every call below on the same connection
+	for _, q := range []string{"CREATE TABLE guard_probe (id INT PRIMARY KEY, v INT)", "INSERT INTO guard_probe VALUES (1, 0)",
+		"CREATE TABLE guard_child (id INT PRIMARY KEY, note VARCHAR(20))"} {
+		if err := gdb.Exec(q).Error; err != nil {
+			t.Fatal(err)
+		}
+	}
+	cas := func(from int) Stmt {
+		return Stmt{SQL: "UPDATE guard_probe SET v = v + 1 WHERE id = 1 AND v = ?", Vars: []any{from}}
+	}
+	child := func(id int, note string) Stmt {
+		return Stmt{SQL: "INSERT INTO guard_child (id, note) VALUES (?, ?)", Vars: []any{id, note}}
+	}
+	count := func() (v, children int) {
+		t.Helper()
+		if err := gdb.Raw("SELECT v FROM guard_probe WHERE id = 1").Scan(&v).Error; err != nil {
+			t.Fatal(err)
+		}
+		if err := gdb.Raw("SELECT COUNT(*) FROM guard_child").Scan(&children).Error; err != nil {
+			t.Fatal(err)
+		}
+		return v, children
+	}
+	inTx := func() {
+		t.Helper()
+		var n int
+		if err := gdb.Raw("SELECT @@in_transaction").Scan(&n).Error; err == nil && n != 0 {
+			t.Fatal("the connection was given back inside a transaction")
+		}
+	}
+	if won, err := GuardedScript(ctx, gdb, cas(0), child(1, "it's a quote"), child(2, "b")); err != nil || !won {
+		t.Fatalf("won script: %v %v", won, err)
+	}
+	if v, n := count(); v != 1 || n != 2 {
+		t.Fatalf("after the won script: v %d, %d children; want 1, 2", v, n)
+	}
+	inTx()
+	if won, err := GuardedScript(ctx, gdb, cas(0), child(3, "c")); err != nil || won {
+		t.Fatalf("lost guard: %v %v, want false, nil", won, err)
+	}
+	if v, n := count(); v != 1 || n != 2 {
+		t.Fatalf("after the lost guard: v %d, %d children; want nothing changed", v, n)
+	}
+	inTx()
+	won, err := GuardedScript(ctx, gdb, cas(1), child(4, "d"), child(1, "duplicate"))
+	if won || !IsDuplicate(err) {
+		t.Fatalf("duplicate key: %v %v, want a duplicate error", won, err)
+	}
+	if v, n := count(); v != 1 || n != 2 {
+		t.Fatalf("after the failed script: v %d, %d children; want it rolled back", v, n)
+	}
+	inTx()
+}

@@ -4,11 +4,13 @@ import (
 	"context"
 	"fmt"
 	"reflect"
+	"strings"
 	"sync"
 	"testing"
 
 	"gorm.io/gorm"
 
+	dbpkg "github.com/xunzhi-ai/aimeeting/internal/db"
 	"github.com/xunzhi-ai/aimeeting/internal/interview"
 )
 
@@ -51,10 +53,22 @@ func countSQL(t *testing.T, gdb *gorm.DB) *sqlCounter {
 func (c *sqlCounter) add(db *gorm.DB, write bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if !c.on {
+	if !c.on || db.DryRun { // a statement built for a script, not run
 		return
 	}
-	c.statements = append(c.statements, db.Statement.SQL.String())
+	sql := db.Statement.SQL.String()
+	if rest, ok := strings.CutPrefix(sql, "START TRANSACTION"+dbpkg.ScriptSeparator); ok {
+		// A script (db.GuardedScript, MySQL): one transaction, one commit;
+		// its statements are the guard and those after the check.
+		for _, s := range strings.Split(rest, dbpkg.ScriptSeparator) {
+			if s != "COMMIT" && !strings.HasSuffix(s, "AS guard_check") {
+				c.statements = append(c.statements, s)
+			}
+		}
+		c.autocommit++
+		return
+	}
+	c.statements = append(c.statements, sql)
 	if _, inTx := db.Statement.ConnPool.(gorm.TxCommitter); inTx {
 		c.txs[db.Statement.ConnPool] = true
 	} else if write {

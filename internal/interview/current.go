@@ -166,7 +166,7 @@ type RedisVersions struct {
 	prefix  string
 	breaker *redisx.Breaker
 	timeout time.Duration
-	gets    *versionGets // Version's GETs, batched while one is on its way
+	batch   *redisBatch // commands batched while one is on its way
 }
 
 // versionTTL is how long an unchanged session keeps its version in Redis;
@@ -181,9 +181,7 @@ func NewRedisVersions(rdb redis.UniversalClient, prefix string, breaker *redisx.
 		breaker = redisx.NewBreaker(5 * time.Second)
 	}
 	r := &RedisVersions{rdb: rdb, prefix: prefix + "interview:version:", breaker: breaker, timeout: timeout}
-	r.gets = &versionGets{send: func(ctx context.Context, batch []*versionGet) {
-		_ = r.do(ctx, func(ctx context.Context) error { return sendGets(ctx, rdb, batch) })
-	}}
+	r.batch = &redisBatch{rdb: rdb, guard: r.do}
 	return r
 }
 
@@ -201,7 +199,9 @@ func (r *RedisVersions) Version(ctx context.Context, sessionID string) (string, 
 		return "", errVersionsSkipped
 	}
 	key := r.prefix + sessionID
-	v, err := r.gets.get(ctx, key)
+	get := redis.NewStringCmd(ctx, "get", key)
+	err := r.batch.do(ctx, get)
+	v := get.Val()
 	if !errors.Is(err, redis.Nil) {
 		return v, err
 	}
@@ -226,9 +226,7 @@ func (r *RedisVersions) Version(ctx context.Context, sessionID string) (string, 
 func (r *RedisVersions) Bump(ctx context.Context, sessionIDs ...string) error {
 	var errs []error
 	for _, id := range sessionIDs {
-		errs = append(errs, r.do(ctx, func(ctx context.Context) error {
-			return r.rdb.Set(ctx, r.prefix+id, ids.New(), versionTTL).Err()
-		}))
+		errs = append(errs, r.batch.do(ctx, redis.NewStatusCmd(ctx, "set", r.prefix+id, ids.New(), "px", versionTTL.Milliseconds())))
 	}
 	return errors.Join(errs...)
 }

@@ -130,6 +130,7 @@ type RedisProgress struct {
 	breaker *redisx.Breaker
 	timeout time.Duration
 	local   *LocalProgress
+	batch   *redisBatch // writes batched while one is on its way
 }
 
 // NewRedisProgress returns a store on rdb with keys under prefix; each
@@ -139,8 +140,12 @@ func NewRedisProgress(rdb redis.UniversalClient, prefix string, breaker *redisx.
 	if breaker == nil {
 		breaker = redisx.NewBreaker(5 * time.Second)
 	}
-	return &RedisProgress{rdb: rdb, prefix: prefix + "interview:progress:", breaker: breaker, timeout: timeout,
+	r := &RedisProgress{rdb: rdb, prefix: prefix + "interview:progress:", breaker: breaker, timeout: timeout,
 		local: NewLocalProgress()}
+	r.batch = &redisBatch{rdb: rdb, guard: func(ctx context.Context, send func(ctx context.Context) error) error {
+		return r.breaker.Do(ctx, r.timeout, redis.Nil, send)
+	}}
+	return r
 }
 
 var _ ProgressStore = (*RedisProgress)(nil)
@@ -160,9 +165,11 @@ func (r *RedisProgress) PutProgress(ctx context.Context, sessionID string, p Pro
 	if err != nil {
 		return err
 	}
-	return r.do(ctx, func(ctx context.Context) error {
-		return r.rdb.Set(ctx, r.prefix+progressKey(sessionID, p.RequestID), b, ProgressTTL).Err()
-	})
+	if !r.breaker.Allow() {
+		return errors.New("redis is down: skipped")
+	}
+	return r.batch.do(ctx, redis.NewStatusCmd(ctx, "set", r.prefix+progressKey(sessionID, p.RequestID), b, "px",
+		ProgressTTL.Milliseconds()))
 }
 
 // Progress implements ProgressStore: Redis first, this process's copy when

@@ -485,37 +485,39 @@ func (st *GormStore) Turns(ctx context.Context, sessionID string) ([]Turn, error
 // be, the gap every session created about the same time inserts its turns
 // into, and two claims then deadlock on each other's gap (issue 21).
 func (st *GormStore) ClaimAnswer(ctx context.Context, s Session, t Turn, retryOf string, now, staleBefore time.Time) (bool, error) {
-	won := false
-	// The session row's compare-and-set serializes the claims of a session.
-	// On MySQL it runs at READ COMMITTED, as every transaction (db.Open):
+	// The session row's compare-and-set serializes the claims of a session
+	// (on MySQL at READ COMMITTED, as every transaction, db.Open:
 	// REPEATABLE READ's gap locks on the turns' indexes only made claims of
-	// different sessions deadlock (issue 21).
-	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
-		res := tx.Model(&sessionRow{}).
+	// different sessions deadlock, issue 21). One round trip on MySQL
+	// (db.GuardedScript).
+	guard, err := db.Dry(st.db, func(tx *gorm.DB) *gorm.DB {
+		return tx.Model(&sessionRow{}).
 			Where("id = ? AND flow_version = ? AND current_number = ? AND status IN ? AND (flow = ? OR (flow = ? AND flow_updated_at < ?))",
 				s.ID, s.FlowVersion, t.QuestionNumber, []string{SessionReady, SessionInProgress}, FlowAsking, FlowEvaluating, staleBefore).
 			Updates(map[string]any{"flow": FlowEvaluating, "flow_version": gorm.Expr("flow_version + 1"),
 				"flow_request_id": t.RequestID, "flow_updated_at": now, "status": SessionInProgress, "updated_at": now})
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected != 1 {
-			return nil
-		}
-		if retryOf != "" {
-			// The session row locked above serializes every write to this
-			// session's turns: the failed turn is still failed.
-			if err := tx.Where("id = ? AND status = ?", retryOf, TurnFailed).Delete(&turnRow{}).Error; err != nil {
-				return err
-			}
-		}
-		r := toTurnRow(t)
-		if err := tx.Create(&r).Error; err != nil {
-			return err
-		}
-		won = true
-		return nil
 	})
+	if err != nil {
+		return false, fmt.Errorf("claim answer: %w", err)
+	}
+	var then []db.Stmt
+	if retryOf != "" {
+		// The session row locked by the guard serializes every write to
+		// this session's turns: the failed turn is still failed.
+		del, err := db.Dry(st.db, func(tx *gorm.DB) *gorm.DB {
+			return tx.Where("id = ? AND status = ?", retryOf, TurnFailed).Delete(&turnRow{})
+		})
+		if err != nil {
+			return false, fmt.Errorf("claim answer: %w", err)
+		}
+		then = append(then, del)
+	}
+	r := toTurnRow(t)
+	ins, err := db.Dry(st.db, func(tx *gorm.DB) *gorm.DB { return tx.Create(&r) })
+	if err != nil {
+		return false, fmt.Errorf("claim answer: %w", err)
+	}
+	won, err := db.GuardedScript(ctx, st.db, guard, append(then, ins)...)
 	if db.IsDuplicate(err) {
 		return false, nil
 	}
@@ -536,38 +538,36 @@ var evaluatedTurnCols = []string{"status", "score", "scored", "evaluation", "rev
 // nothing is stored, traces included).
 func (st *GormStore) CompleteAnswer(ctx context.Context, sessionID string, version int64, t Turn, flow, next string,
 	followUp *Question, traces []TraceEntry) (bool, error) {
-	won := false
-	err := db.Transaction(ctx, st.db, func(tx *gorm.DB) error {
-		res := tx.Model(&sessionRow{}).
+	guard, err := db.Dry(st.db, func(tx *gorm.DB) *gorm.DB {
+		return tx.Model(&sessionRow{}).
 			Where("id = ? AND flow_version = ? AND flow = ? AND flow_request_id = ?", sessionID, version, FlowEvaluating, t.RequestID).
 			Updates(map[string]any{"flow": flow, "flow_version": gorm.Expr("flow_version + 1"), "flow_request_id": "",
 				"flow_updated_at": t.UpdatedAt, "current_number": next, "updated_at": t.UpdatedAt})
-		if res.Error != nil {
-			return res.Error
-		}
-		if res.RowsAffected != 1 {
-			return nil
-		}
-		r := toTurnRow(t)
-		// The claim stored the answer, its request and question: only the
-		// evaluation's columns change.
-		if err := tx.Model(&turnRow{}).Where("id = ?", t.ID).Select(evaluatedTurnCols).Updates(&r).Error; err != nil {
-			return err
-		}
-		if followUp != nil {
-			q := toQuestionRow(*followUp)
-			if err := tx.Create(&q).Error; err != nil {
-				return err
-			}
-		}
-		if len(traces) > 0 {
-			if err := tx.Create(traceRows(traces)).Error; err != nil {
-				return err
-			}
-		}
-		won = true
-		return nil
 	})
+	if err != nil {
+		return false, fmt.Errorf("complete answer: %w", err)
+	}
+	r := toTurnRow(t)
+	// The claim stored the answer, its request and question: only the
+	// evaluation's columns change.
+	builds := []func(tx *gorm.DB) *gorm.DB{func(tx *gorm.DB) *gorm.DB {
+		return tx.Model(&turnRow{}).Where("id = ?", t.ID).Select(evaluatedTurnCols).Updates(&r)
+	}}
+	if followUp != nil {
+		q := toQuestionRow(*followUp)
+		builds = append(builds, func(tx *gorm.DB) *gorm.DB { return tx.Create(&q) })
+	}
+	if len(traces) > 0 {
+		rows := traceRows(traces)
+		builds = append(builds, func(tx *gorm.DB) *gorm.DB { return tx.Create(&rows) })
+	}
+	then := make([]db.Stmt, len(builds))
+	for i, build := range builds {
+		if then[i], err = db.Dry(st.db, build); err != nil {
+			return false, fmt.Errorf("complete answer: %w", err)
+		}
+	}
+	won, err := db.GuardedScript(ctx, st.db, guard, then...)
 	if err != nil {
 		return false, fmt.Errorf("complete answer: %w", err)
 	}
