@@ -101,12 +101,7 @@ func TestTranslateCallback(t *testing.T) {
 // MariaDB/MySQL (a lock wait timeout, error 1205) and checks that the store
 // boundary hands it over translated.
 func TestTranslateLockWaitTimeoutMySQL(t *testing.T) {
-	ctx := context.Background()
-	gdb, err := Open(ctx, Config{Driver: "mysql", DSN: testenv.MySQL(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = Close(gdb) })
+	gdb := openMySQL(t)
 	for _, q := range []string{"CREATE TABLE lock_probe (id INT PRIMARY KEY, v INT)", "INSERT INTO lock_probe VALUES (1, 0)"} {
 		if err := gdb.Exec(q).Error; err != nil {
 			t.Fatal(err)
@@ -118,7 +113,7 @@ func TestTranslateLockWaitTimeoutMySQL(t *testing.T) {
 	if err := holder.Raw("SELECT v FROM lock_probe WHERE id = 1 FOR UPDATE").Scan(&v).Error; err != nil {
 		t.Fatal(err)
 	}
-	err = gdb.Connection(func(tx *gorm.DB) error {
+	err := gdb.Connection(func(tx *gorm.DB) error {
 		if err := tx.Exec("SET SESSION innodb_lock_wait_timeout = 1").Error; err != nil {
 			return err
 		}
@@ -136,11 +131,7 @@ func TestTranslateLockWaitTimeoutMySQL(t *testing.T) {
 // no SET TRANSACTION of its own.
 func TestReadCommittedMySQL(t *testing.T) {
 	ctx := context.Background()
-	gdb, err := Open(ctx, Config{Driver: "mysql", DSN: testenv.MySQL(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = Close(gdb) })
+	gdb := openMySQL(t)
 	sqlDB, err := gdb.DB()
 	if err != nil {
 		t.Fatal(err)
@@ -260,11 +251,7 @@ func TestQueryTimeoutMySQL(t *testing.T) {
 // transaction open.
 func TestGuardedScriptMySQL(t *testing.T) {
 	ctx := context.Background()
-	gdb, err := Open(ctx, Config{Driver: "mysql", DSN: testenv.MySQL(t)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = Close(gdb) })
+	gdb := openMySQL(t)
 	sqlDB, _ := gdb.DB()
 	sqlDB.SetMaxOpenConns(1) // every call below on the same connection
 	for _, q := range []string{"CREATE TABLE guard_probe (id INT PRIMARY KEY, v INT)", "INSERT INTO guard_probe VALUES (1, 0)",
@@ -318,4 +305,15 @@ func TestGuardedScriptMySQL(t *testing.T) {
 		t.Fatalf("after the failed script: v %d, %d children; want it rolled back", v, n)
 	}
 	inTx()
+}
+
+// openMySQL opens a fresh test database on the MariaDB/MySQL of the tests.
+func openMySQL(t *testing.T) *gorm.DB {
+	t.Helper()
+	gdb, err := Open(context.Background(), Config{Driver: "mysql", DSN: testenv.MySQL(t)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = Close(gdb) })
+	return gdb
 }
