@@ -2,10 +2,12 @@ package users
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"net"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	lru "github.com/hashicorp/golang-lru/v2"
@@ -51,6 +53,9 @@ type localToken struct {
 	value   []byte
 	epoch   uint64
 	expires time.Time
+	// decoded is value decoded, made by the first lookup of the copy (a
+	// copy made by Set) or with it (by a lookup's read).
+	decoded *atomic.Pointer[cachedToken]
 }
 
 // LocalTokenTTL is how long an instance keeps a copy of a cached token.
@@ -90,25 +95,59 @@ func (c *LocalTokenCache) Live() bool {
 // Get returns this instance's copy, else the shared entry (copied when no
 // invalidation overtook the read).
 func (c *LocalTokenCache) Get(ctx context.Context, hash string) ([]byte, bool, error) {
+	e, ok, err := c.get(ctx, hash, false)
+	return e.value, ok, err
+}
+
+// lookup is Get decoded: a copy is decoded once, not at every request
+// (decoding was an eighth of the CPU of a cheap authenticated read).
+func (c *LocalTokenCache) lookup(ctx context.Context, hash string) (cachedToken, bool) {
+	e, ok, err := c.get(ctx, hash, true)
+	if err != nil || !ok {
+		return cachedToken{}, false
+	}
+	if ct := e.decoded.Load(); ct != nil {
+		return *ct, true
+	}
+	var ct cachedToken
+	if json.Unmarshal(e.value, &ct) != nil {
+		return cachedToken{}, false
+	}
+	e.decoded.Store(&ct)
+	return ct, true
+}
+
+// get returns the copy of hash, else the shared entry, copied when no
+// invalidation overtook the read (decoded first when decode is set; an
+// entry that does not decode is not copied).
+func (c *LocalTokenCache) get(ctx context.Context, hash string, decode bool) (localToken, bool, error) {
 	now := time.Now()
 	c.mu.Lock()
 	live, epoch, drops := c.live, c.epoch, c.drops
 	c.mu.Unlock()
 	if live {
 		if e, ok := c.entries.Get(hash); ok && e.epoch == epoch && now.Before(e.expires) {
-			return e.value, true, nil
+			return e, true, nil
 		}
 	}
 	b, ok, err := c.shared.Get(ctx, hash)
+	e := localToken{value: b, epoch: epoch, expires: now.Add(c.ttl), decoded: new(atomic.Pointer[cachedToken])}
 	if err != nil || !ok || !live {
-		return b, ok, err
+		return e, ok, err
+	}
+	if decode {
+		var ct cachedToken
+		if json.Unmarshal(b, &ct) != nil {
+			return e, true, nil // lookup fails it again
+		}
+		e.decoded.Store(&ct)
 	}
 	c.mu.Lock()
 	if c.live && c.epoch == epoch && c.drops == drops {
-		c.entries.Add(hash, localToken{value: b, epoch: epoch, expires: now.Add(c.ttl)})
+		c.entries.Add(hash, e)
 	}
 	c.mu.Unlock()
-	return b, true, nil
+	return e, true, nil
 }
 
 // Set writes the shared entry and keeps a copy (unless an invalidation
@@ -122,7 +161,8 @@ func (c *LocalTokenCache) Set(ctx context.Context, hash string, value []byte, tt
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if err == nil && live && c.live && c.epoch == epoch && c.drops == drops {
-		c.entries.Add(hash, localToken{value: value, epoch: epoch, expires: now.Add(min(c.ttl, ttl))})
+		c.entries.Add(hash, localToken{value: value, epoch: epoch, expires: now.Add(min(c.ttl, ttl)),
+			decoded: new(atomic.Pointer[cachedToken])})
 	} else {
 		c.entries.Remove(hash)
 	}

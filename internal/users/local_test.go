@@ -2,6 +2,7 @@ package users
 
 import (
 	"context"
+	"encoding/json"
 	"sync"
 	"testing"
 	"time"
@@ -231,5 +232,49 @@ func TestLocalTokenCacheSubscriptionLost(t *testing.T) {
 	before = shared.count()
 	if b, ok, err := local.Get(ctx, "h"); err != nil || !ok || string(b) != "v2" || shared.count() != before {
 		t.Fatalf("copy after the restart: %q %v %v, %d shared reads", b, ok, err, shared.count()-before)
+	}
+}
+
+// lookup decodes a copy once and serves the decoded token from memory; a
+// drop ends it like any copy, and an entry that does not decode is a miss.
+func TestLocalTokenCacheLookupDecodesOnce(t *testing.T) {
+	r, prefix := testenv.Redis(t)
+	ctx := context.Background()
+	shared := &countingCache{TokenCache: NewRedisTokenCache(r, prefix, nil, time.Second)}
+	local := NewLocalTokenCache(shared, r, prefix, time.Minute)
+	t.Cleanup(func() { _ = local.Close() })
+	mustLive(t, local)
+
+	want := cachedToken{UserID: "u1", ExpiresAt: time.Now().Add(time.Hour).UTC(), User: &User{ID: "u1", Username: "ann"}}
+	b, _ := json.Marshal(want)
+	if err := shared.Set(ctx, "h", b, time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		got, ok := local.lookup(ctx, "h")
+		if !ok || got.UserID != "u1" || got.User == nil || got.User.Username != "ann" || !got.ExpiresAt.Equal(want.ExpiresAt) {
+			t.Fatalf("lookup %d: %+v %v", i, got, ok)
+		}
+	}
+	if n := shared.count(); n != 1 {
+		t.Fatalf("%d shared reads for 3 lookups; want 1 (then the copy)", n)
+	}
+	e, _ := local.entries.Get("h")
+	if e.decoded.Load() == nil {
+		t.Fatal("the copy was not kept decoded")
+	}
+
+	if err := local.Delete(ctx, "h"); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := local.lookup(ctx, "h"); ok {
+		t.Fatal("a deleted token was still found")
+	}
+
+	if err := local.Set(ctx, "bad", []byte("{not json"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := local.lookup(ctx, "bad"); ok {
+		t.Fatal("an entry that does not decode was found")
 	}
 }

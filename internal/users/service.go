@@ -241,6 +241,9 @@ func (s *Service) cachedToken(ctx context.Context, hash string) (cachedToken, bo
 	if s.cache == nil {
 		return cachedToken{}, false
 	}
+	if l, ok := s.cache.(*LocalTokenCache); ok {
+		return l.lookup(ctx, hash)
+	}
 	b, ok, err := s.cache.Get(ctx, hash)
 	if err != nil || !ok {
 		return cachedToken{}, false
