@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -441,5 +442,35 @@ func TestBaseURLSecretsRedacted(t *testing.T) {
 	_, err := llm.New(llm.Config{Type: "other", BaseURL: "ftp://user:" + pass + "@h/?key=" + qkey, Model: "m"})
 	if err == nil || strings.Contains(err.Error(), pass) || strings.Contains(err.Error(), qkey) {
 		t.Fatalf("invalid base URL error %v: want an error without the secrets", err)
+	}
+}
+
+// Calls to a model at a concurrency above http.DefaultTransport's 2 idle
+// connections per host reuse their connections: 16 calls at once, 5
+// times, open about 16 connections, not one per call.
+func TestConcurrentCallsReuseConnections(t *testing.T) {
+	srv := llmtest.NewServer(t)
+	c := MustOpenAI(t, "openai", srv.URL())
+	const conc, rounds = 16, 5
+	for range rounds {
+		var wg sync.WaitGroup
+		errs := make(chan error, conc)
+		for range conc {
+			wg.Go(func() {
+				_, err := c.Generate(context.Background(), llm.Request{Stage: "chat",
+					Messages: []llm.Message{{Role: llm.RoleUser, Content: "hi"}}})
+				errs <- err
+			})
+		}
+		wg.Wait()
+		close(errs)
+		for err := range errs {
+			if err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	if calls, conns := srv.Calls(), srv.Conns(); calls != conc*rounds || conns > 2*conc {
+		t.Fatalf("%d calls opened %d connections; want at most %d (idle connections kept between rounds)", calls, conns, 2*conc)
 	}
 }

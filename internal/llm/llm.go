@@ -162,8 +162,10 @@ type Config struct {
 	Temperature *float64
 	// Vision says the model accepts images.
 	Vision bool
-	// HTTPClient is used for requests; nil means a client with
-	// http.DefaultTransport. Its Timeout, if any, applies to whole calls.
+	// HTTPClient is used for requests; nil means a client with a transport
+	// shared by the providers (http.DefaultTransport's settings, idle
+	// connections kept for up to 256 calls at once per host). Its Timeout,
+	// if any, applies to whole calls.
 	HTTPClient *http.Client
 }
 

@@ -127,6 +127,18 @@ func (b *recordingBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// modelTransport is the transport of every provider given no HTTP client:
+// http.DefaultTransport keeping idle connections for as many calls as run
+// at once. The default keeps 2 per host, so at a higher concurrency most
+// calls to a model dialled (and over HTTPS shook hands) anew, and their
+// connections were closed after one call.
+var modelTransport = func() *http.Transport {
+	t := http.DefaultTransport.(*http.Transport).Clone()
+	t.MaxIdleConns = 1024
+	t.MaxIdleConnsPerHost = 256
+	return t
+}()
+
 // newHTTPClient returns a copy of base (or a default client) whose transport
 // records exchanges and sets headers on every request.
 func newHTTPClient(base *http.Client, stripAuth bool, headers http.Header) *http.Client {
@@ -136,7 +148,7 @@ func newHTTPClient(base *http.Client, stripAuth bool, headers http.Header) *http
 	}
 	rt := c.Transport
 	if rt == nil {
-		rt = http.DefaultTransport
+		rt = modelTransport
 	}
 	c.Transport = &recordingTransport{base: rt, stripAuth: stripAuth, headers: headers}
 	return &c

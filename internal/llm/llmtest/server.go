@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -127,6 +128,7 @@ type Server struct {
 	done      chan struct{} // closed by Close to release held handlers
 	closeOnce sync.Once
 	calls     atomic.Int64
+	conns     atomic.Int64 // connections accepted
 
 	mu        sync.Mutex // protects the fields below
 	responder Responder
@@ -155,9 +157,18 @@ func Start(opts ...Option) *Server {
 	for _, opt := range opts {
 		opt(s)
 	}
-	s.srv = httptest.NewServer(http.HandlerFunc(s.handle))
+	s.srv = httptest.NewUnstartedServer(http.HandlerFunc(s.handle))
+	s.srv.Config.ConnState = func(_ net.Conn, st http.ConnState) {
+		if st == http.StateNew {
+			s.conns.Add(1)
+		}
+	}
+	s.srv.Start()
 	return s
 }
+
+// Conns returns the number of connections the server has accepted.
+func (s *Server) Conns() int { return int(s.conns.Load()) }
 
 // Close releases held replies and stops the server.
 func (s *Server) Close() {
