@@ -128,8 +128,7 @@ func runBench(ctx context.Context, o options, bo benchOptions, urls []string) er
 				}
 				var n int64
 				rate, errs := closedLoop(ctx, c, bo.duration, func(ctx context.Context) bool {
-					r := f.cl.send(ctx, "bench", f.method, f.url, f.body, "application/json")
-					return r.err == nil && r.status == 200
+					return f.cl.fire(ctx, f.method, f.url, f.body)
 				}, &n)
 				if bo.cpu {
 					after := readCPU()

@@ -125,6 +125,29 @@ func (c *client) send(ctx context.Context, kind, method, url string, body []byte
 	return r
 }
 
+// fire sends a fixed request the way hey does, and reports whether it was
+// answered 200: the body is read and dropped, not decoded or recorded, so
+// that the measuring costs the same whatever the endpoint answers.
+func (c *client) fire(ctx context.Context, method, url string, body []byte) bool {
+	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	if err != nil {
+		return false
+	}
+	if body != nil {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	if c.token != "" {
+		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	resp, err := c.hc.Do(req)
+	if err != nil {
+		return false
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return err == nil && resp.StatusCode == 200
+}
+
 // retryable says whether a client (a browser, a user pressing again) would
 // send the same request again: the server or the proxy failed, the answer
 // is still being evaluated (202), or a rate limit.

@@ -7,6 +7,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"net/http"
@@ -91,11 +92,24 @@ func loadAverage() string {
 }
 
 // fetchProfile writes a CPU profile of the instance taken during the cell
-// (server.pprof-addr) to <dir>/<row>-c<c>-run<run>.pprof.
+// (server.pprof-addr) to <dir>/<row>-c<c>-run<run>.pprof, and the
+// allocations made meanwhile to the same name ending in .allocs.pprof.
 func fetchProfile(ctx context.Context, hc *http.Client, bo benchOptions, row string, c, run int) error {
 	secs := max(1, int(bo.duration.Seconds()))
 	addr := os.Getenv("SERVER_PPROF_ADDR")
-	req, err := http.NewRequestWithContext(ctx, "GET", fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), nil)
+	name := filepath.Join(bo.pprofDir, fmt.Sprintf("%s-c%d-run%d", row, c, run+1))
+	// The CPU profile and the allocations made meanwhile, side by side.
+	errs := make(chan error, 1)
+	go func() {
+		errs <- saveProfile(ctx, hc, fmt.Sprintf("http://%s/debug/pprof/allocs?seconds=%d", addr, secs), name+".allocs.pprof")
+	}()
+	err := saveProfile(ctx, hc, fmt.Sprintf("http://%s/debug/pprof/profile?seconds=%d", addr, secs), name+".pprof")
+	return errors.Join(err, <-errs)
+}
+
+// saveProfile writes the profile served at url into file.
+func saveProfile(ctx context.Context, hc *http.Client, url, file string) error {
+	req, err := http.NewRequestWithContext(ctx, "GET", url, nil)
 	if err != nil {
 		return err
 	}
@@ -108,7 +122,7 @@ func fetchProfile(ctx context.Context, hc *http.Client, bo benchOptions, row str
 		b, _ := io.ReadAll(io.LimitReader(resp.Body, 300))
 		return fmt.Errorf("%s: %s", resp.Status, b)
 	}
-	f, err := os.Create(filepath.Join(bo.pprofDir, fmt.Sprintf("%s-c%d-run%d.pprof", row, c, run+1)))
+	f, err := os.Create(file)
 	if err != nil {
 		return err
 	}

@@ -102,7 +102,7 @@ func run() error {
 	flag.IntVar(&bo.sessions, "bench-sessions", 800, "with -bench: ready sessions prepared per concurrency for distinct answers (each takes 5 answers: 800 last 3 s at 1 300 answers/s)")
 	var benchOnly string
 	flag.StringVar(&benchOnly, "bench-only", "", "with -bench: measure only these rows, comma-separated, of "+strings.Join(benchRowNames, ",")+" (default: all)")
-	flag.StringVar(&bo.pprofDir, "bench-pprof", "", "with -bench: write a CPU profile of the server during each cell (the distinct answers included) into this directory (one instance; serves server.pprof-addr on "+benchPprofAddr+")")
+	flag.StringVar(&bo.pprofDir, "bench-pprof", "", "with -bench: write a CPU profile and an allocation profile of the server during each cell (the distinct answers included) into this directory (one instance; serves server.pprof-addr on "+benchPprofAddr+")")
 	flag.BoolVar(&bo.cpu, "bench-cpu", false, "with -bench: print the CPU time per request of the server, MariaDB, Redis and loadgen itself in each cell (from /proc; one instance)")
 	flag.Parse()
 	if bench {
