@@ -16,9 +16,10 @@ func TestReviewFeedbackSentences(t *testing.T) {
 	got := BuildReviewFeedbackIn(LangEN, radar, turns, nil)
 	want := ReviewFeedback{
 		OverallComment: got.OverallComment,
-		// "good" and "Ok" are shorter than 6 characters; at most 3 items.
-		Highlights:      []string{"Q1: Clear use of Node.js streams.", "Q1: You named the 3.5 release.", "Q1: Add an example next time."},
-		ImprovementTips: []string{"Q2: Missed gap locks.", "Q2: Explain phantoms too."},
+		// "good" and "Ok" are shorter than 6 characters; one item per
+		// question, of its first 2 sentences.
+		Highlights:      []string{"Q1: Clear use of Node.js streams. You named the 3.5 release."},
+		ImprovementTips: []string{"Q2: Missed gap locks. Explain phantoms too."},
 		NextActions:     []string{"Practise Q2 again out loud, covering the points its feedback names."},
 	}
 	if !reflect.DeepEqual(got, want) {
@@ -26,7 +27,7 @@ func TestReviewFeedbackSentences(t *testing.T) {
 	}
 
 	zh := BuildReviewFeedbackIn(LangZH, radar, []TurnSummary{{QuestionNumber: "1", Feedback: "对 MVCC 的解释很清楚；举例恰当，贴合业务！好。", Score: 88}}, nil)
-	if want := []string{"第 1 题：对 MVCC 的解释很清楚。", "第 1 题：举例恰当，贴合业务。"}; !reflect.DeepEqual(zh.Highlights, want) {
+	if want := []string{"第 1 题：对 MVCC 的解释很清楚。举例恰当，贴合业务。"}; !reflect.DeepEqual(zh.Highlights, want) {
 		t.Errorf("zh highlights = %q, want %q", zh.Highlights, want)
 	}
 }
@@ -135,5 +136,29 @@ func TestResumeProfileText(t *testing.T) {
 	got := ResumeProfileText(big, "")
 	if n := utf8.RuneCountInString(got); n != MaxResumeProfileChars || !strings.HasSuffix(got, "…") {
 		t.Errorf("long profile: %d characters, want %d ending in …", n, MaxResumeProfileChars)
+	}
+}
+
+// One weak answer with a long feedback does not fill the list alone: each
+// item is one question (the report showed "第 3 题：…" three times and
+// nothing of the other weak answers).
+func TestReviewFeedbackOneItemPerQuestion(t *testing.T) {
+	long := "回答的大部分内容与问题无关。请直接回答问题。回答还没有涉及题目的关键要点。"
+	turns := []TurnSummary{
+		{QuestionNumber: "1", Feedback: long, Score: 55},
+		{QuestionNumber: "3", Feedback: long, Score: 41},
+		{QuestionNumber: "5", Feedback: "没有给出量化结果。", Score: 50},
+		{QuestionNumber: "6", Feedback: long, Score: 60},
+	}
+	got := BuildReviewFeedbackIn(LangZH, ComputeRadar(intPtr(90), intPtr(50), nil), turns, nil)
+	want := []string{"第 3 题：回答的大部分内容与问题无关。请直接回答问题。", "第 5 题：没有给出量化结果。",
+		"第 1 题：回答的大部分内容与问题无关。请直接回答问题。"}
+	if !reflect.DeepEqual(got.ImprovementTips, want) {
+		t.Errorf("tips = %q, want %q", got.ImprovementTips, want)
+	}
+	wantNext := []string{"把第 3 题再大声练一遍，讲全反馈里指出的要点。", "把第 5 题再大声练一遍，讲全反馈里指出的要点。",
+		"把第 1 题再大声练一遍，讲全反馈里指出的要点。"}
+	if !reflect.DeepEqual(got.NextActions, wantNext) {
+		t.Errorf("next actions = %q, want %q", got.NextActions, wantNext)
 	}
 }

@@ -119,27 +119,30 @@ const (
 	// minSentenceRunes is the shortest sentence of feedback kept as a
 	// highlight or tip.
 	minSentenceRunes = 6
+	// sentencesPerItem is how many sentences of a turn's feedback its
+	// highlight or tip quotes.
+	sentencesPerItem = 2
 )
 
 // BuildReviewFeedback writes the report's review deterministically:
 //   - the overall comment grades the potential index (≥85 strong, ≥70
 //     solid, ≥60 meets the bar, else below expectations) and names the
 //     strongest and weakest radar dimension present (ties: radar order);
-//   - highlights are the sentences of the feedback of turns scored ≥ 80,
-//     best turn first (ties: turn order), at most 3; when there are none,
-//     a canned sentence for each of resume, interview, demeanor and skills
-//     scored ≥ 75 on the radar, at most 3;
-//   - improvement tips are the sentences of the feedback of turns scored
-//     < 70, weakest first, at most 3 (a turn without feedback suggests
-//     revisiting its question); when there are none, a canned tip for each
-//     of those dimensions scored < 75;
+//   - highlights are the feedback of turns scored ≥ 80, one item per turn
+//     (its first 2 sentences), best turn first (ties: turn order), at
+//     most 3; when there are none, a canned sentence for each of resume,
+//     interview, demeanor and skills scored ≥ 75 on the radar, at most 3;
+//   - improvement tips are the feedback of turns scored < 70, one item
+//     per turn (its first 2 sentences), weakest first, at most 3 (a turn
+//     without feedback suggests revisiting its question); when there are
+//     none, a canned tip for each of those dimensions scored < 75;
 //   - next actions are the resume suggestions, then a practice action for
 //     each improvement tip's question (never the tip again), without
 //     duplicates, at most 3.
 //
 // Feedback is split into sentences at . ; ! ? (and their Chinese forms)
 // and line breaks; sentences shorter than 6 characters are dropped. Each
-// sentence from a turn is prefixed with its question number ("Q3: …").
+// turn's item is prefixed with its question number ("Q3: …").
 // The lists are never nil.
 func BuildReviewFeedback(r Radar, turns []TurnSummary, resumeSuggestions []string) ReviewFeedback {
 	return BuildReviewFeedbackIn(LangEN, r, turns, resumeSuggestions)
@@ -162,8 +165,8 @@ func BuildReviewFeedbackIn(lang string, r Radar, turns []TurnSummary, resumeSugg
 		if t.Score < highlightScore {
 			break
 		}
-		for _, sent := range splitSentences(tx, t.Feedback) {
-			out.Highlights = appendItem(out.Highlights, turnLabel(tx, t)+sent)
+		if sents := splitSentences(tx, t.Feedback); len(sents) > 0 {
+			out.Highlights = appendItem(out.Highlights, turnItem(tx, t, sents))
 		}
 	}
 	weakest := slices.Clone(turns)
@@ -177,9 +180,7 @@ func BuildReviewFeedbackIn(lang string, r Radar, turns []TurnSummary, resumeSugg
 		if len(sents) == 0 {
 			sents = []string{fmt.Sprintf(tx.revisit, strings.TrimSpace(t.Question))}
 		}
-		for _, sent := range sents {
-			out.ImprovementTips = appendItem(out.ImprovementTips, turnLabel(tx, t)+sent)
-		}
+		out.ImprovementTips = appendItem(out.ImprovementTips, turnItem(tx, t, sents))
 		practise = append(practise, fmt.Sprintf(tx.practise, t.QuestionNumber))
 	}
 	if len(out.Highlights) == 0 {
@@ -248,6 +249,14 @@ func splitSentences(tx reportText, feedback string) []string {
 		flush(len(rs))
 	}
 	return out
+}
+
+// turnItem is a turn's item of a review list: its label and the first
+// sentencesPerItem sentences of its feedback, so that each item is one
+// question and the list covers several (one weak answer's sentences used
+// to fill the list three times over, "第 3 题：…" thrice).
+func turnItem(tx reportText, t TurnSummary, sents []string) string {
+	return turnLabel(tx, t) + strings.Join(sents[:min(len(sents), sentencesPerItem)], tx.sep)
 }
 
 // turnLabel is the "Q3: " ("第 3 题：") prefix of a turn's item.
