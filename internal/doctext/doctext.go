@@ -340,6 +340,26 @@ func normalize(s string, collapse bool) string {
 	return b.String()
 }
 
+// symbolBullet are the private-use characters that the Symbol and
+// Wingdings fonts' list bullets come out as: a PDF saved from Word or
+// LibreOffice has "\uF0B7 Rebuilt the portal…" where the document showed
+// "• Rebuilt the portal…". They read as the bullet they show, so a list
+// item is still seen as one (the offline questions look for them) and the
+// text is not taken for garbled.
+var symbolBullet = map[rune]bool{
+	'\uF0B7': true, // Symbol •
+	'\uF06C': true, // Wingdings ● (l)
+	'\uF06E': true, // Wingdings ■ (n)
+	'\uF071': true, // Wingdings ❑ (q)
+	'\uF075': true, // Wingdings ◆ (u)
+	'\uF076': true, // Wingdings ❖ (v)
+	'\uF0A7': true, // Wingdings ▪ (§)
+	'\uF0A8': true, // Wingdings ◻
+	'\uF0D8': true, // Wingdings ➢
+	'\uF0E8': true, // Wingdings ➔
+	'\uF0FC': true, // Wingdings ✓
+}
+
 func cleanLine(line string, collapse bool) string {
 	var b strings.Builder
 	space := false
@@ -357,6 +377,8 @@ func cleanLine(line string, collapse bool) string {
 			continue
 		case unicode.IsControl(r), r == utf8.RuneError, r == '\uFEFF':
 			continue
+		case symbolBullet[r]:
+			r = '•'
 		}
 		if space {
 			b.WriteByte(' ')

@@ -55,6 +55,7 @@ func TestNormalize(t *testing.T) {
 		{"controls dropped", "a\x00b\x07c\uFEFF", true, "abc"},
 		{"crlf", "a\r\nb\rc", false, "a\nb\nc"},
 		{"leading blank lines", "\n\n a", true, "a"},
+		{"symbol-font bullets", "\uF0B7 Rebuilt the portal\n\uF0A7 Led\n\uE001", true, "• Rebuilt the portal\n• Led\n\uE001"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
