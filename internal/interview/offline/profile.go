@@ -285,14 +285,25 @@ func quote(line string, pos int) string {
 }
 
 var (
-	// quantified finds results with a unit: 30%, 3x, 10k, 200ms, 5000 QPS,
+	// quantified finds results with a unit: 30%, 3x, 10k, 200ms, 780 KB, 5000 QPS,
 	// 2万, 3倍, 100 users. Plain years and dates do not count.
-	quantified = regexp.MustCompile(`(?i)\d+(\.\d+)?\s*(%|％|x\b|k\b|w\b|m\b|ms\b|qps\b|tps\b|rps\b|users?\b|requests?\b|万|千|倍|人|ms|秒|毫秒)`)
+	quantified = regexp.MustCompile(`(?i)\d+(\.\d+)?\s*(%|％|x\b|k\b|w\b|m\b|ms\b|[kmgt]b\b|qps\b|tps\b|rps\b|users?\b|requests?\b|万|千|倍|人|ms|秒|毫秒)`)
 	// bullet marks a list item: -, *, •, ·, or "1." / "1)".
 	bullet = regexp.MustCompile(`^\s*([-*•·▪●]|\d{1,2}[.)、])\s*`)
 	// actionVerb marks a line that describes what the candidate did.
 	actionVerb = regexp.MustCompile(`(?i)\b(built|designed|developed|implemented|led|created|migrated|optimi[sz]ed|improved|reduced|launched|refactored|owned|architected|automated|scaled)\b|负责|设计|开发|实现|优化|主导|搭建|重构|提升|降低`)
 )
+
+// cutBullet returns line, trimmed, without its list marker, and whether it
+// had one. A number marks an item only when no digit follows its ".":
+// "2.4 MB to 780 KB…" is a line wrapped inside a sentence, not item 2.
+func cutBullet(line string) (string, bool) {
+	loc := bullet.FindStringSubmatchIndex(line)
+	if loc == nil || line[loc[3]-1] == '.' && loc[1] < len(line) && line[loc[1]] >= '0' && line[loc[1]] <= '9' {
+		return strings.TrimSpace(line), false
+	}
+	return strings.TrimSpace(line[loc[1]:]), true
+}
 
 // sections are the resume sections the score looks for, with their points.
 var sections = []struct {
@@ -419,9 +430,7 @@ func buildProfileIn(in interview.ProfileInput, lang string) interview.Profile {
 		if len(p.ProjectQuestionHints) == 5 {
 			break
 		}
-		t := strings.TrimSpace(l)
-		isBullet := bullet.MatchString(t)
-		t = strings.TrimSpace(bullet.ReplaceAllString(t, ""))
+		t, isBullet := cutBullet(l)
 		if utf8.RuneCountInString(t) < 20 || wordCount(t) < 5 {
 			continue
 		}

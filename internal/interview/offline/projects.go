@@ -37,12 +37,94 @@ var (
 	clauseSep = regexp.MustCompile(`[，,；;。！？!?]|\.\s`)
 	// lowerWord is an English prose word, which Chinese text does not show.
 	lowerWord = regexp.MustCompile(`\b[a-z]{3,}\b`)
+	// experienceHeading is the heading of a work-experience section.
+	experienceHeading = regexp.MustCompile(`(?i)^(experience|work experience|professional experience|employment|employment history|work history|工作经历|工作经验|实习经历)$`)
+	// achievementVerb starts a line that says what the candidate did.
+	achievementVerb = regexp.MustCompile(`(?i)^(built|rebuilt|designed|redesigned|developed|implemented|led|created|migrated|optimi[sz]ed|improved|reduced|cut|launched|refactored|owned|architected|automated|scaled|introduced|delivered|shipped|increased|drove|wrote|added|replaced)\b|^(负责|设计|开发|实现|优化|主导|搭建|重构|提升|降低|引入|推动|完成)`)
+	// datedTitle is an employer's or a school's line ("Northwind Retail,
+	// Web Developer (2019 - 2021)"): a year, and no end of a sentence.
+	datedTitle = regexp.MustCompile(`\b(19|20)\d{2}\b[^.。!?！？]*$`)
+	// hasDigit finds a number: an achievement with one is preferred.
+	hasDigit = regexp.MustCompile(`\d`)
 )
+
+// maxQuoteRunes bounds the resume line an achievement question quotes.
+const maxQuoteRunes = 120
+
+// quoted is line as an achievement question quotes it: clipped, without a
+// list's trailing separator, and (in English) ending a sentence.
+func quoted(line string, zh bool) string {
+	trim := ";；,，、 "
+	if zh {
+		trim += "。" // the question closes the quote with its own
+	}
+	q := clip(strings.TrimRight(line, trim), maxQuoteRunes)
+	if last, _ := utf8.DecodeLastRuneInString(q); !zh && !strings.ContainsRune(".!?…", last) {
+		q += "."
+	}
+	return q
+}
 
 // project is a project the resume names, with the lines that describe it.
 type project struct {
 	name  string
 	lines []string // the title line's rest and the description lines
+	// quote, for a resume that names no project, is the line of its work
+	// experience the question is about (findAchievements); name is then "".
+	quote string
+}
+
+// findAchievements returns, for a resume without projects, what its work
+// experience says the candidate did: the lines of that section that are
+// bullet points or start with a verb of doing ("Rebuilt the patient
+// portal…", "负责订单中心…"), a line wrapped by the document's width joined
+// to the one it continues. Those with a number come first (they have a
+// result to talk about), then resume order; a line in the other script
+// than the session's (English prose in a Chinese interview, Chinese in an
+// English one) is left out, so the question quoting it is not mixed.
+func findAchievements(text string, zh bool) []project {
+	var found []string
+	inSection := false
+	open := false // the last found line may go on in the next one
+	for _, raw := range strings.Split(strings.ReplaceAll(text, "\r\n", "\n"), "\n") {
+		line := strings.TrimSpace(raw)
+		if line == "" {
+			open = false
+			continue
+		}
+		h := headingText(line)
+		switch {
+		case experienceHeading.MatchString(h):
+			inSection, open = true, false
+			continue
+		case projectHeading.MatchString(h), otherHeading.MatchString(h):
+			inSection, open = false, false
+			continue
+		}
+		if !inSection {
+			continue
+		}
+		body, isBullet := cutBullet(line)
+		if !isBullet && open && !datedTitle.MatchString(body) && continuesSentence(found[len(found)-1:], body) {
+			found[len(found)-1] += " " + body
+			continue
+		}
+		open = false
+		if (isBullet || achievementVerb.MatchString(body)) && utf8.RuneCountInString(body) >= 12 {
+			found = append(found, body)
+			open = true
+		}
+	}
+	var out []project
+	for _, numbered := range []bool{true, false} {
+		for _, f := range found {
+			if hasDigit.MatchString(f) != numbered || zh && lowerWord.MatchString(f) || !zh && strings.ContainsFunc(f, isHan) {
+				continue
+			}
+			out = append(out, project{lines: []string{f}, quote: quoted(f, zh)})
+		}
+	}
+	return out
 }
 
 // headingText is a line without heading markup (#, **, 【】, a final colon).
@@ -77,8 +159,7 @@ func findProjects(text string) []project {
 			inSection, cur = false, -1
 			continue
 		}
-		isBullet := bullet.MatchString(line)
-		body := strings.TrimSpace(bullet.ReplaceAllString(line, ""))
+		body, isBullet := cutBullet(line)
 		if m := nameLabel.FindString(body); m != "" && !isBullet {
 			inSection = true
 			if name := projectName(body[len(m):]); name != "" && !seen[name] {
@@ -266,6 +347,10 @@ func projectQuestion(p project, zh bool) interview.QuestionSpec {
 		}
 		q.Content = "请介绍一下你在「" + p.name + "」中承担的部分：你做了哪些关键设计" + eg + "，遇到的最大难点是什么，结果如何衡量？"
 		q.FollowUpStrategy = clip("在「"+p.name+"」最难的那个决策上，你还考虑过哪些方案，为什么没有选？", maxFollowUpRunes)
+		if p.quote != "" {
+			q.Content = "你的简历写到：「" + p.quote + "」。请介绍你在其中承担的部分：你做了哪些关键设计" + eg + "，遇到的最大难点是什么，结果如何衡量？"
+			q.FollowUpStrategy = "在这项工作最难的那个决策上，你还考虑过哪些方案，为什么没有选？"
+		}
 		role := interview.Anchor{Name: "个人角色与职责", Weight: 20, Core: true,
 			AcceptableStatements: append([]string{"说明自己在项目中的角色和具体负责的模块", "负责", "主导", "牵头", "我的职责", "独立完成"}, f.roles...)}
 		techFirst := "讲清项目用到的关键技术及其作用"
@@ -288,6 +373,10 @@ func projectQuestion(p project, zh bool) interview.QuestionSpec {
 	}
 	q.Content = "Walk me through your part in “" + p.name + "”: the key design decisions" + eg + ", the hardest problem, and how you measured the result."
 	q.FollowUpStrategy = clip("For the hardest decision in “"+p.name+"”, which alternative did you reject, and why?", maxFollowUpRunes)
+	if p.quote != "" {
+		q.Content = "Your resume says: “" + p.quote + "” Walk me through your part in it: the key design decisions" + eg + ", the hardest problem, and how you measured the result."
+		q.FollowUpStrategy = "For the hardest decision in that work, which alternative did you reject, and why?"
+	}
 	role := interview.Anchor{Name: "Own role and responsibility", Weight: 20, Core: true,
 		AcceptableStatements: append([]string{"States their own role and the parts they were responsible for", "I owned", "responsible for", "I led", "my role", "I built", "I implemented"}, f.roles...)}
 	techFirst := "Explains the key technologies of the project and what each did"

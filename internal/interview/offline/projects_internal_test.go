@@ -2,6 +2,7 @@ package offline
 
 import (
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -30,5 +31,70 @@ func TestFindProjects(t *testing.T) {
 				t.Errorf("findProjects = %q, want %q", got, tc.want)
 			}
 		})
+	}
+}
+
+// A resume without projects: the interview asks about what its work
+// experience says was done, as a Word file reads (no bullet marks) and as
+// the PDF saved from it reads (Symbol bullets, read as "•", lines wrapped).
+func TestFindAchievements(t *testing.T) {
+	word := "Emily Carter\n\nExperience\n\nBrightline Health, Frontend Engineer (2021 - present)\n\n" +
+		"Rebuilt the patient portal in React and TypeScript; cut the bundle size from 2.4 MB to 780 KB with code splitting.\n\n" +
+		"Led accessibility work across the portal\n\nNorthwind Retail, Junior Web Developer (2019 - 2021)\n\n" +
+		"Built the checkout flow with Vue 2 and a Node.js BFF; conversion rose 6%.\n\nEducation\n\nB.Sc. Computer Science, 2019\n\n" +
+		"Skills\n\nReact, TypeScript"
+	pdf := "Emily Carter\nExperience\nBrightline Health, Frontend Engineer (2021 - present)\n" +
+		"• Rebuilt the patient portal in React and TypeScript; cut the bundle size from\n2.4 MB to 780 KB with code splitting.\n" +
+		"• Led accessibility work across the portal\nNorthwind Retail, Junior Web Developer (2019 - 2021)\n" +
+		"• Built the checkout flow with Vue 2 and a Node.js BFF; conversion rose 6%.\nEducation\nB.Sc. Computer Science, 2019"
+	want := []string{
+		"Rebuilt the patient portal in React and TypeScript; cut the bundle size from 2.4 MB to 780 KB with code splitting.",
+		"Built the checkout flow with Vue 2 and a Node.js BFF; conversion rose 6%.",
+		"Led accessibility work across the portal.", // numbered ones first
+	}
+	for name, text := range map[string]string{"word": word, "pdf": pdf} {
+		var got []string
+		for _, p := range findAchievements(text, false) {
+			got = append(got, p.quote)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%s: quotes\n%q\nwant\n%q", name, got, want)
+		}
+		if zh := findAchievements(text, true); len(zh) != 0 {
+			t.Errorf("%s: a Chinese interview quotes English prose: %+v", name, zh)
+		}
+	}
+
+	zh := "工作经历\n杭州云栈科技 后端开发工程师\n- 负责订单中心微服务的设计与开发，日均处理订单 300 万笔；\n- 参与支付网关的灰度发布方案设计\n- 参与分享\n教育经历\n浙江大学"
+	got := findAchievements(zh, true)
+	if len(got) != 2 || got[0].quote != "负责订单中心微服务的设计与开发，日均处理订单 300 万笔" || got[1].quote != "参与支付网关的灰度发布方案设计" {
+		t.Errorf("zh: %+v", got)
+	}
+	if q := projectQuestion(got[0], true).Content; !strings.HasPrefix(q, "你的简历写到：「负责订单中心微服务的设计与开发，日均处理订单 300 万笔」。请介绍你在其中承担的部分") {
+		t.Errorf("zh question: %s", q)
+	}
+	if got := findAchievements("Projects\nShop — Go\n- Built it\nExperience\n", false); len(got) != 0 {
+		t.Errorf("outside the experience section: %+v", got)
+	}
+}
+
+func TestCutBullet(t *testing.T) {
+	for _, c := range []struct {
+		line, body string
+		ok         bool
+	}{
+		{"- Built it", "Built it", true},
+		{"• 负责订单", "负责订单", true},
+		{"1.负责订单", "负责订单", true},
+		{"2) Led it", "Led it", true},
+		{"3、优化", "优化", true},
+		{"12. Wrote docs", "Wrote docs", true},
+		{"2.4 MB to 780 KB with code splitting.", "2.4 MB to 780 KB with code splitting.", false},
+		{" 3.5 release ", "3.5 release", false},
+		{"Plain line", "Plain line", false},
+	} {
+		if body, ok := cutBullet(c.line); body != c.body || ok != c.ok {
+			t.Errorf("cutBullet(%q) = %q, %v; want %q, %v", c.line, body, ok, c.body, c.ok)
+		}
 	}
 }

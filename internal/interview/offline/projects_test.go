@@ -192,3 +192,31 @@ func TestFrontendResumeNoIndexQuestion(t *testing.T) {
 		}
 	}
 }
+
+// A resume that names no project but lists its work (as a Word file made
+// from a web page reads): the interview opens on the candidate's own
+// numbered result, quoted, in the session's language, and its rubric holds
+// the resume's numbers.
+func TestAchievementDeepDive(t *testing.T) {
+	resume := "Emily Carter\n\nTarget role: Frontend Engineer\n\nExperience\n\nBrightline Health, Frontend Engineer (2021 - present)\n\n" +
+		"Rebuilt the patient portal in React and TypeScript; cut the bundle size from 2.4 MB to 780 KB with code splitting.\n\n" +
+		"Introduced Playwright end-to-end tests; release regressions dropped from 9 per quarter to 2.\n\n" +
+		"Education\n\nB.Sc. Computer Science, University of Washington, 2019\n\nSkills\n\nReact, TypeScript, Playwright"
+	qs := questionsFor(t, interview.LangEN, resume, "")
+	first := qs.Questions[0]
+	if want := "Your resume says: “Rebuilt the patient portal in React and TypeScript; cut the bundle size from 2.4 MB to 780 KB with code splitting.” Walk me through your part in it"; !strings.HasPrefix(first.Content, want) {
+		t.Fatalf("first question %q; want it to start %q", first.Content, want)
+	}
+	if st := statements(first); !slices.Contains(st, "2.4 MB") && !slices.ContainsFunc(st, func(s string) bool { return strings.Contains(s, "780 KB") }) {
+		t.Errorf("the rubric does not hold the resume's numbers: %q", st)
+	}
+	n := 0
+	for _, q := range qs.Questions {
+		if strings.HasPrefix(q.Content, "Your resume says:") {
+			n++
+		}
+	}
+	if n != 2 {
+		t.Errorf("%d questions quote the resume; want 2 (its two lines of work)", n)
+	}
+}

@@ -106,6 +106,10 @@ func buildQuestionsIn(in interview.ExtractionInput, lang string) interview.Quest
 	// Project deep-dives first: the interview is about the candidate's own
 	// resume. The bank fills the rest.
 	projects := findProjects(in.ResumeText)
+	if len(projects) == 0 {
+		// No project named: what the work experience says was done.
+		projects = findAchievements(in.ResumeText, chineseOutput(lang, in.ResumeText, in.Target))
+	}
 	if len(projects) > maxProjectQuestions {
 		projects = projects[:maxProjectQuestions]
 	}
