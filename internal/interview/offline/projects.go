@@ -44,6 +44,9 @@ var (
 	// datedTitle is an employer's or a school's line ("Northwind Retail,
 	// Web Developer (2019 - 2021)"): a year, and no end of a sentence.
 	datedTitle = regexp.MustCompile(`\b(19|20)\d{2}\b[^.。!?！？]*$`)
+	// actionClause ends the clause of an achievement that says what was
+	// done, before its result ("…in React; cut the bundle from 2.4 MB…").
+	actionClause = regexp.MustCompile(`[，；;。！？!?]|\.\s`)
 	// hasDigit finds a number: an achievement with one is preferred.
 	hasDigit = regexp.MustCompile(`\d`)
 )
@@ -82,6 +85,11 @@ type project struct {
 // result to talk about), then resume order; a line in the other script
 // than the session's (English prose in a Chinese interview, Chinese in an
 // English one) is left out, so the question quoting it is not mixed.
+//
+// The question quotes the line's first clause, what was done; its result
+// stays in the rubric only: an answer's words that the question already
+// holds earn nothing (evaluate), so a question quoting "2.4 MB to 780 KB"
+// would leave the candidate no way to earn the result with those numbers.
 func findAchievements(text string, zh bool) []project {
 	var found []string
 	inSection := false
@@ -121,7 +129,7 @@ func findAchievements(text string, zh bool) []project {
 			if hasDigit.MatchString(f) != numbered || zh && lowerWord.MatchString(f) || !zh && strings.ContainsFunc(f, isHan) {
 				continue
 			}
-			out = append(out, project{lines: []string{f}, quote: quoted(f, zh)})
+			out = append(out, project{lines: []string{f}, quote: quoted(actionClause.Split(f, 2)[0], zh)})
 		}
 	}
 	return out
