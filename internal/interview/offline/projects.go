@@ -72,8 +72,9 @@ func quoted(line string, zh bool) string {
 type project struct {
 	name  string
 	lines []string // the title line's rest and the description lines
-	// quote, for a resume that names no project, is the line of its work
-	// experience the question is about (findAchievements); name is then "".
+	// quote, for a resume that names no project, is what the question
+	// quotes of the line of its work experience in lines (findAchievements:
+	// the line's first clause); name is then "".
 	quote string
 }
 
