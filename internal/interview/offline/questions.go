@@ -103,12 +103,16 @@ func buildQuestionsIn(in interview.ExtractionInput, lang string) interview.Quest
 			rank[strings.ToLower(s)] = i
 		}
 	}
+	// Questions are in the session's language; a request without one
+	// follows the resume (the target when there is no resume text).
+	zh := chineseOutput(lang, in.ResumeText, in.Target)
+
 	// Project deep-dives first: the interview is about the candidate's own
 	// resume. The bank fills the rest.
 	projects := findProjects(in.ResumeText)
 	if len(projects) == 0 {
 		// No project named: what the work experience says was done.
-		projects = findAchievements(in.ResumeText, chineseOutput(lang, in.ResumeText, in.Target))
+		projects = findAchievements(in.ResumeText, zh)
 	}
 	if len(projects) > maxProjectQuestions {
 		projects = projects[:maxProjectQuestions]
@@ -130,9 +134,6 @@ func buildQuestionsIn(in interview.ExtractionInput, lang string) interview.Quest
 		chosen = append(pickQuestions(roleGeneric, banked-len(own), rank, fit), own...)
 	}
 
-	// Questions are in the session's language; a request without one
-	// follows the resume (the target when there is no resume text).
-	zh := chineseOutput(lang, in.ResumeText, in.Target)
 	out := interview.Questions{
 		Questions:     make([]interview.QuestionSpec, 0, len(chosen)),
 		Suggestions:   append([]string{}, profile.ResumeSuggestions...),
