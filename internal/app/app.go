@@ -184,15 +184,16 @@ func New(ctx context.Context, cfg Config, log *slog.Logger) (_ *App, err error) 
 	} else {
 		log.Info("OCR off: photographed and scanned resumes get a 422 (install tesseract-ocr tesseract-ocr-chi-sim poppler-utils)")
 	}
-	var progress interview.ProgressStore // nil: in process
-	var versions interview.Versions      // nil: no copies of current questions
+	var progress interview.ProgressStore  // nil: in process
+	var changes *interview.SessionChanges // nil: no copies of current questions
 	if rdb != nil {
 		progress = interview.NewRedisProgress(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
-		versions = interview.NewRedisVersions(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+		changes = interview.NewSessionChanges(rdb, cfg.Redis.KeyPrefix, redisDown, cfg.Redis.Timeout)
+		a.closers = append(a.closers, changes.Close)
 	}
 	interviews, err := interview.NewService(interview.NewGormStore(gdb), invoker, aiConfigs.Default().Provider,
 		interview.Config{Files: files, Presign: cfg.Storage.Presign, Log: log, OCR: ocr, MinChars: cfg.Doctext.MinChars,
-			Registerer: reg, Progress: progress, Versions: versions})
+			Registerer: reg, Progress: progress, Changes: changes})
 	if err != nil {
 		return nil, err
 	}

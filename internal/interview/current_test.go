@@ -16,28 +16,36 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/testenv"
 )
 
-// withVersions gives an instance session versions on rdb (nil: none).
-func withVersions(rdb redis.UniversalClient, prefix string) option {
-	return func(c *interview.Config, _ *singleflight.Config) {
-		c.Versions = nil
-		if rdb != nil {
-			c.Versions = interview.NewRedisVersions(rdb, prefix, nil, time.Second)
+// withChanges gives an instance the sessions' changes on rdb (nil: none),
+// subscribed before it returns.
+func withChanges(t *testing.T, rdb redis.UniversalClient, prefix string) option {
+	var changes *interview.SessionChanges
+	if rdb != nil {
+		changes = interview.NewSessionChanges(rdb, prefix, nil, time.Second)
+		t.Cleanup(func() { _ = changes.Close() })
+		for deadline := time.Now().Add(5 * time.Second); !changes.Live(); time.Sleep(5 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Fatal("the sessions' changes are not subscribed")
+			}
 		}
 	}
+	return func(c *interview.Config, _ *singleflight.Config) { c.Changes = changes }
 }
 
 // Two instances sharing the database and Redis: b answers the current
-// question from memory while the session is unchanged, and never shows it
-// as it was once a change made on a has been answered (an answer, its
-// follow-up, abandoning the session).
+// question from memory while the session is unchanged, and stops showing
+// it as it was once the message of a change made on a has arrived (an
+// answer, its follow-up, abandoning the session): by then a has answered
+// the request that made the change, and Redis has written the message to
+// b's connection.
 func TestCurrentQuestionFromMemory(t *testing.T) {
 	each(t, func(t *testing.T, gdb *gorm.DB) {
 		ctx := context.Background()
 		rdb, prefix := testenv.Redis(t)
-		e := newEnv(t, gdb, withVersions(rdb, prefix))
+		e := newEnv(t, gdb, withChanges(t, rdb, prefix))
 		a := e.svc
-		b := e.instance(withVersions(rdb, prefix))
-		plain := e.instance(withVersions(nil, "")) // the database's answer, for comparison
+		b := e.instance(withChanges(t, rdb, prefix))
+		plain := e.instance(withChanges(t, nil, "")) // the database's answer, for comparison
 		s := e.ready("u1")
 		sql := countSQL(t, gdb)
 		current := func(svc *interview.Service, user string) (r interview.AnswerResp, statements int, err error) {
@@ -54,9 +62,16 @@ func TestCurrentQuestionFromMemory(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			got, _, err := current(b, "u1")
-			if err != nil || !reflect.DeepEqual(got, want) {
-				t.Fatalf("%s: b = %+v, %v\nwant %+v", what, got, err, want)
+			// The message has been sent when a answered; b handles it
+			// within a moment.
+			for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+				got, _, err := current(b, "u1")
+				if err == nil && reflect.DeepEqual(got, want) {
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("%s: b = %+v, %v\nwant %+v", what, got, err, want)
+				}
 			}
 			again, n, err := current(b, "u1")
 			if err != nil || n != 0 || !reflect.DeepEqual(again, want) {
@@ -85,9 +100,15 @@ func TestCurrentQuestionFromMemory(t *testing.T) {
 		}
 		// A new session abandons this one: b stops showing its question.
 		e.session("u1")
-		if _, _, err := current(b, "u1"); apperr.KindOf(err) != apperr.KindInvalid && apperr.KindOf(err) != apperr.KindConflict {
-			_, _, dbErr := current(plain, "u1")
-			t.Fatalf("after abandon: b = %v, the database says %v", err, dbErr)
+		for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
+			_, _, err := current(b, "u1")
+			if k := apperr.KindOf(err); k == apperr.KindInvalid || k == apperr.KindConflict {
+				break
+			}
+			if time.Now().After(deadline) {
+				_, _, dbErr := current(plain, "u1")
+				t.Fatalf("after abandon: b = %v, the database says %v", err, dbErr)
+			}
 		}
 	})
 }
@@ -98,7 +119,9 @@ func TestCurrentQuestionRedisDown(t *testing.T) {
 		ctx := context.Background()
 		down := redis.NewClient(&redis.Options{Addr: "127.0.0.1:1", MaxRetries: -1})
 		t.Cleanup(func() { _ = down.Close() })
-		e := newEnv(t, gdb, withVersions(down, "x:"))
+		changes := interview.NewSessionChanges(down, "x:", nil, 100*time.Millisecond)
+		t.Cleanup(func() { _ = changes.Close() })
+		e := newEnv(t, gdb, func(c *interview.Config, _ *singleflight.Config) { c.Changes = changes })
 		s := e.ready("u1")
 		sql := countSQL(t, gdb)
 		for i := range 3 {

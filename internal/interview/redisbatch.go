@@ -13,12 +13,11 @@ import (
 // and then goes, with every other command given meanwhile, in the next
 // batch: one pipelined round trip (on Redis Cluster, one per node). Each
 // command is still sent after its call began, so a read sees every write
-// that returned before the read was asked (what lets a copy of a current
-// question be trusted, currentFromMemory) and a write has been applied when
-// its call returns. Under load the round trips, and the system calls of
-// each, are shared by the requests waiting at the same moment: the session
-// versions read by current questions and written by answers, and the
-// answers' progress.
+// that returned before the read was asked, and a write (or a published
+// message) has been applied when its call returns. Under load the round
+// trips, and the system calls of each, are shared by the requests waiting
+// at the same moment: the sessions' change messages and the answers'
+// progress.
 type redisBatch struct {
 	rdb redis.UniversalClient
 	// guard runs a batch's send with the caller's breaker and timeout.

@@ -22,6 +22,7 @@ import (
 	"github.com/xunzhi-ai/aimeeting/internal/ids"
 	"github.com/xunzhi-ai/aimeeting/internal/llm"
 	"github.com/xunzhi-ai/aimeeting/internal/page"
+	"github.com/xunzhi-ai/aimeeting/internal/redisx"
 	"github.com/xunzhi-ai/aimeeting/internal/singleflight"
 )
 
@@ -107,11 +108,11 @@ type Config struct {
 	// Progress keeps the progress of uploads and answers for polling
 	// (RedisProgress across instances); nil keeps it in process.
 	Progress ProgressStore
-	// Versions, when set (RedisVersions), lets an instance answer the
-	// current question from memory while the session has not changed
-	// anywhere (see versionedStore); nil: every current question is read
-	// from the database.
-	Versions Versions
+	// Changes, when set, lets an instance answer the current question
+	// from memory while the session has not changed anywhere (see
+	// SessionChanges); nil: every current question is read from the
+	// database.
+	Changes *SessionChanges
 }
 
 // DefaultResumeMinChars is the fewest characters read from a resume for an
@@ -135,10 +136,9 @@ type Service struct {
 	now      func() time.Time
 	progress ProgressStore
 	replays  *replayCache // responses of done answers already replayed
-	// versions and current: copies of current questions, used while the
-	// session's version is unchanged (nil without Config.Versions).
-	versions Versions
-	current  *currentCache
+	// changes keeps copies of current questions, used while their
+	// sessions are unchanged (nil without Config.Changes).
+	changes *SessionChanges
 }
 
 // NewService returns the service; provider is the model every stage uses.
@@ -175,9 +175,9 @@ func NewService(store Store, inv *Invoker, provider llm.Provider, cfg Config) (*
 	s := &Service{store: store, inv: inv, provider: provider, cfg: cfg, prompts: prompts,
 		log: cfg.Log, metrics: newMetrics(cfg.Registerer), now: func() time.Time { return time.Now().UTC() }, progress: cfg.Progress,
 		replays: newReplayCache(replayCacheSize)}
-	if cfg.Versions != nil {
-		s.versions, s.current = cfg.Versions, newCurrentCache(currentCacheSize)
-		s.store = &versionedStore{Store: store, versions: cfg.Versions, local: s.current, log: cfg.Log}
+	if cfg.Changes != nil {
+		s.changes = cfg.Changes
+		s.store = &changingStore{Store: store, changes: cfg.Changes, log: cfg.Log}
 	}
 	return s, nil
 }
@@ -659,8 +659,8 @@ func mainOf(no string) string {
 // Two queries: the session's deciding columns, then its questions (no
 // rubric decoded) with the main questions' scores.
 //
-// With Config.Versions, no query at all while the session has not changed
-// since this instance last loaded it: one Redis read of its version.
+// With Config.Changes, no query and no round trip while the session has
+// not changed since this instance last loaded it.
 func (s *Service) CurrentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, error) {
 	r, _, err := s.currentQuestion(ctx, userID, sessionID)
 	return r, err
@@ -679,9 +679,12 @@ func (s *Service) CurrentQuestionJSON(ctx context.Context, userID, sessionID str
 // currentQuestion is CurrentQuestion, with the encoded response when it
 // was copied in memory (nil otherwise).
 func (s *Service) currentQuestion(ctx context.Context, userID, sessionID string) (AnswerResp, json.RawMessage, error) {
-	cached, version, ok := s.currentFromMemory(ctx, userID, sessionID)
-	if ok {
-		return cached.resp, cached.body, nil
+	var stamp redisx.Stamp // when the load began: a change since ends its copy
+	if s.changes != nil {
+		if e, ok := s.changes.get(userID, sessionID, s.now()); ok {
+			return e.resp, e.body, nil
+		}
+		stamp = s.changes.inv.Stamp()
 	}
 	v, err := s.store.AnswerState(ctx, userID, sessionID, "")
 	if err != nil {
@@ -698,17 +701,16 @@ func (s *Service) currentQuestion(ctx context.Context, userID, sessionID string)
 		return AnswerResp{}, nil, invalidState("the session has no questions yet (status %s): upload a resume first", sess.Status)
 	}
 	resp := s.currentResp(st)
-	if version == "" || sess.Status == SessionReady {
+	if s.changes == nil || sess.Status == SessionReady {
 		return resp, nil, nil
 	}
-	// Loaded after version was read: a change since then has bumped it, so
-	// this copy is never used after a change. (Starting the interview
-	// above was a change: no copy.)
+	// Loaded after stamp: a change since then ends the copy (or prevents
+	// it). Starting the interview above was a change: no copy.
 	body, err := json.Marshal(resp)
 	if err != nil {
 		return resp, nil, nil
 	}
-	s.current.put(userID, sessionID, version, resp, body, s.now())
+	s.changes.keep(stamp, userID, sessionID, resp, body, s.now())
 	return resp, body, nil
 }
 

@@ -1,7 +1,8 @@
 // Package redisx holds the plumbing shared by the packages that use Redis
 // as a helper rather than as the truth: the token cache, the rate limiter,
 // the login throttle and the single-flight's hybrid mode (which TTS tasks
-// go through). It imports the standard library only.
+// go through), and the invalidations of in-process copies (the token
+// cache's, the current questions'). Only Invalidations uses go-redis.
 package redisx
 
 import (
