@@ -34,6 +34,7 @@ type benchOptions struct {
 	only     map[string]bool // -bench-only: the rows measured (nil: all)
 	pprofDir string          // -bench-pprof: CPU profiles of the server per fixed cell
 	cpu      bool            // -bench-cpu: CPU time per request per process
+	stale    int             // -bench-stale: answers of the stale probe instead of the table
 }
 
 // benchRowNames name the rows for -bench-only, in table order.
@@ -77,6 +78,12 @@ func runBench(ctx context.Context, o options, bo benchOptions, urls []string) er
 	url := urls[0]
 	hc := &http.Client{Timeout: 60 * time.Second, Transport: &http.Transport{MaxIdleConnsPerHost: 256, IdleConnTimeout: 30 * time.Second}}
 	e := &benchEnv{url: url, urls: urls, hc: hc, st: newStats()}
+	if bo.stale > 0 {
+		if err := e.setup(ctx, 1, 0); err != nil {
+			return err
+		}
+		return e.staleProbe(ctx, os.Stdout, bo.stale)
+	}
 	sessions := bo.sessions
 	if !bo.measures("distinct") {
 		sessions = 0 // no pool users to register

@@ -24,6 +24,11 @@
 //
 //	go run ./cmd/loadgen -bench
 //	go run ./cmd/loadgen -bench -n 3 -bench-conc 64 -bench-runs 1 -bench-duration 8s -bench-sessions 300
+//
+// -bench-stale N measures, instead of the table, how often another
+// instance still shows a current question an answer has just replaced.
+//
+//	go run ./cmd/loadgen -bench -bench-stale 500
 package main
 
 import (
@@ -104,6 +109,7 @@ func run() error {
 	flag.StringVar(&benchOnly, "bench-only", "", "with -bench: measure only these rows, comma-separated, of "+strings.Join(benchRowNames, ",")+" (default: all)")
 	flag.StringVar(&bo.pprofDir, "bench-pprof", "", "with -bench: write a CPU profile and an allocation profile of the server during each cell (the distinct answers included) into this directory (one instance; serves server.pprof-addr on "+benchPprofAddr+")")
 	flag.BoolVar(&bo.cpu, "bench-cpu", false, "with -bench: print the CPU time per request of the server, MariaDB, Redis and loadgen itself in each cell (from /proc; one instance)")
+	flag.IntVar(&bo.stale, "bench-stale", 0, "with -bench: instead of the table, answer this many questions, each on one instance, and read the current question on another at once: how often, and how long, it still shows the answered one (two instances unless -n)")
 	flag.Parse()
 	if bench {
 		if benchOnly != "" {
@@ -136,6 +142,9 @@ func run() error {
 		}
 		if !nSet {
 			o.nodes = 1 // the table is per instance
+			if bo.stale > 0 {
+				o.nodes = 2
+			}
 		}
 		if (bo.pprofDir != "" || bo.cpu) && o.nodes != 1 {
 			return errors.New("-bench-pprof and -bench-cpu measure one instance: use -n 1")
