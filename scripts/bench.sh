@@ -37,10 +37,11 @@ sf() {
 	local i
 	for i in $(seq 1 "$RUNS"); do
 		"$tmp/sf.test" -test.run '^$' -test.benchtime "$SF_BENCHTIME" -test.benchmem \
-			-test.bench '^Benchmark(LocalDo|LocalDoUncancellable|XSyncDo|GoroutineHandoff|BareEvalsha|DistributedOwner|DistributedReplay|DistributedVsBare)$' >"$tmp/sf.$i"
+			-test.bench '^Benchmark(LocalDo|LocalDoUncancellable|XSyncDo|GoroutineHandoff|LocalDoVsHandoff|BareEvalsha|DistributedOwner|DistributedReplay|DistributedVsBare)$' >"$tmp/sf.$i"
 		awk -v dir="$tmp" '
 			/^Benchmark/ { name=$1; sub(/-[0-9]+$/, "", name); ns[name]=$3; allocs[name]=$7 }
 			/^BenchmarkDistributedVsBare/ { for (i = 4; i <= NF; i++) m[$i]=$(i-1) }
+			/^BenchmarkLocalDoVsHandoff/ { for (i = 4; i <= NF; i++) h[$i]=$(i-1) }
 			END {
 				print ns["BenchmarkLocalDo"]/1000 >> dir "/local_us"
 				print ns["BenchmarkLocalDoUncancellable"]/1000 >> dir "/localu_us"
@@ -56,6 +57,9 @@ sf() {
 				print m["owner/bare"] >> dir "/owner_inter"
 				print m["replay/bare"] >> dir "/replay_inter"
 				print m["bare-µs"] >> dir "/bare_inter"
+				print h["do/handoff"] >> dir "/local_handoff_inter"
+				print h["handoff-µs"] >> dir "/handoff_inter"
+				print h["do-µs"] >> dir "/local_inter"
 			}' "$tmp/sf.$i"
 	done
 	cat <<-EOF
@@ -65,6 +69,7 @@ sf() {
 	| in-process Do from a caller that cannot leave (context.Background), µs | $(range "$tmp/localu_us") | |
 	| in-process ÷ x/sync singleflight | $(range "$tmp/local_xsync") | |
 	| in-process ÷ one goroutine hand-off ($(range "$tmp/handoff_us") µs) | $(range "$tmp/local_handoff") | |
+	| the same interleaved (one Do, $(range "$tmp/local_inter") µs, and one hand-off, $(range "$tmp/handoff_inter") µs, per iteration) | $(range "$tmp/local_handoff_inter") | ≤ 1.76 (1.5 ÷ 0.85 µs) |
 	| Redis owner (acquire + complete) ÷ bare EVALSHA ($(range "$tmp/evalsha_us") µs) | $(range "$tmp/owner_ratio") ($(range "$tmp/owner_allocs") allocs) | ≤ 4 |
 	| Redis replay ÷ bare EVALSHA | $(range "$tmp/replay_ratio") ($(range "$tmp/replay_allocs") allocs) | ≤ 2 |
 	| the same interleaved (one owner flight, one bare EVALSHA ($(range "$tmp/bare_inter") µs), one replay per iteration): owner ÷ bare / replay ÷ bare | $(range "$tmp/owner_inter") / $(range "$tmp/replay_inter") | |
