@@ -96,16 +96,26 @@ type result struct {
 	err    error
 }
 
-func (c *client) send(ctx context.Context, kind, method, url string, body []byte, ctype string) result {
+// request builds a request of c's user (its token), with body of ctype.
+func (c *client) request(ctx context.Context, method, url string, body []byte, ctype string) (*http.Request, error) {
 	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
 	if err != nil {
-		return result{err: err}
+		return nil, err
 	}
 	if ctype != "" {
 		req.Header.Set("Content-Type", ctype)
 	}
 	if c.token != "" {
 		req.Header.Set("Authorization", "Bearer "+c.token)
+	}
+	return req, nil
+}
+
+// send sends a request and records its outcome under kind.
+func (c *client) send(ctx context.Context, kind, method, url string, body []byte, ctype string) result {
+	req, err := c.request(ctx, method, url, body, ctype)
+	if err != nil {
+		return result{err: err}
 	}
 	start := time.Now()
 	resp, err := c.hc.Do(req)
@@ -129,15 +139,13 @@ func (c *client) send(ctx context.Context, kind, method, url string, body []byte
 // answered 200: the body is read and dropped, not decoded or recorded, so
 // that the measuring costs the same whatever the endpoint answers.
 func (c *client) fire(ctx context.Context, method, url string, body []byte) bool {
-	req, err := http.NewRequestWithContext(ctx, method, url, bytes.NewReader(body))
+	ctype := ""
+	if body != nil {
+		ctype = "application/json"
+	}
+	req, err := c.request(ctx, method, url, body, ctype)
 	if err != nil {
 		return false
-	}
-	if body != nil {
-		req.Header.Set("Content-Type", "application/json")
-	}
-	if c.token != "" {
-		req.Header.Set("Authorization", "Bearer "+c.token)
 	}
 	resp, err := c.hc.Do(req)
 	if err != nil {

@@ -27,11 +27,9 @@ const currentCacheSize = 4096
 // A current question then costs no query and no round trip, as an
 // authenticated request does (issue 21).
 type SessionChanges struct {
-	copies  *currentCache
-	inv     *redisx.Invalidations
-	breaker *redisx.Breaker
-	timeout time.Duration
-	batch   *redisBatch // the messages of concurrent changes, sent together
+	copies *currentCache
+	inv    *redisx.Invalidations
+	batch  *redisBatch // the messages of concurrent changes, sent together
 }
 
 // NewSessionChanges subscribes to the sessions' changes on rdb (under
@@ -41,12 +39,11 @@ func NewSessionChanges(rdb redis.UniversalClient, prefix string, breaker *redisx
 	if breaker == nil {
 		breaker = redisx.NewBreaker(5 * time.Second)
 	}
-	c := &SessionChanges{copies: newCurrentCache(currentCacheSize), breaker: breaker, timeout: timeout}
-	c.inv = redisx.NewInvalidations(rdb, prefix+"interview:changed", c.copies)
-	c.batch = &redisBatch{rdb: rdb, guard: func(ctx context.Context, send func(ctx context.Context) error) error {
-		return c.breaker.Do(ctx, c.timeout, nil, send)
-	}}
-	return c
+	copies := newCurrentCache(currentCacheSize)
+	return &SessionChanges{copies: copies, inv: redisx.NewInvalidations(rdb, prefix+"interview:changed", copies),
+		batch: &redisBatch{rdb: rdb, guard: func(ctx context.Context, send func(ctx context.Context) error) error {
+			return breaker.Do(ctx, timeout, nil, send)
+		}}}
 }
 
 // Close stops the subscription: no copy is used afterwards.

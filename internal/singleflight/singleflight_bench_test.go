@@ -70,20 +70,26 @@ func BenchmarkXSyncDo(b *testing.B) {
 	}
 }
 
+// handOff runs benchFn on a goroutine of its own and waits for it through
+// a channel: the floor of a flight that its first caller may leave.
+func handOff(ctx context.Context) []byte {
+	done := make(chan struct{})
+	var v []byte
+	go func() {
+		v, _ = benchFn(ctx)
+		close(done)
+	}()
+	<-done
+	return v
+}
+
 // The floor of a flight that its first caller may leave: one goroutine
 // started and waited for through a channel.
 func BenchmarkGoroutineHandoff(b *testing.B) {
 	ctx := context.Background()
 	b.ReportAllocs()
 	for b.Loop() {
-		done := make(chan struct{})
-		var v []byte
-		go func() {
-			v, _ = benchFn(ctx)
-			close(done)
-		}()
-		<-done
-		if v == nil {
+		if handOff(ctx) == nil {
 			b.Fatal("no value")
 		}
 	}
@@ -107,13 +113,7 @@ func BenchmarkLocalDoVsHandoff(b *testing.B) {
 			b.Fatal(err)
 		}
 		t1 := time.Now()
-		done := make(chan struct{})
-		var v []byte
-		go func() {
-			v, _ = benchFn(bctx)
-			close(done)
-		}()
-		<-done
+		v := handOff(bctx)
 		t2 := time.Now()
 		if v == nil {
 			b.Fatal("no value")
