@@ -165,6 +165,10 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 		if conv.Title != "" {
 			t.Fatalf("stored title = %q, want untitled", conv.Title)
 		}
+		if r := bob.do("POST", "/agents/sessions/"+s.SessionID+"/regenerate", nil); r.Status != 409 ||
+			!strings.Contains(r.Message, "no answer to regenerate") {
+			t.Fatalf("regenerate before any answer: %d %s", r.Status, r.Raw)
+		}
 		chattest.Exchange(t, bob.chatURL(s.SessionID), bob.token, "  What does my   resume say about Go and databases?")
 		bob.must("GET", "/agents/conversations/"+s.SessionID, nil, &conv)
 		if got, want := conv.Title, "What does my resume..."; got != want {
@@ -236,6 +240,29 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 		}
 	})
 
+	t.Run("the last answer is written again with the agent's prompt and files", func(t *testing.T) {
+		before := len(fake.Requests())
+		_, end := chattest.Exchange(t, bob.base+api+"/agents/sessions/"+sess.SessionID+"/regenerate", bob.token, "")
+		if end.MessageSeq != 2 || end.Offline {
+			t.Fatalf("regenerate end = %+v", end)
+		}
+		reqs := fake.Requests()
+		if len(reqs) != before+1 {
+			t.Fatalf("regenerate made %d model calls, want 1", len(reqs)-before)
+		}
+		req := reqs[len(reqs)-1]
+		sys := req.SystemPrompt()
+		if !strings.Contains(sys, "You are AGENT-X") || !strings.Contains(sys, "PINEAPPLE") || req.Model != "agent-model" ||
+			req.LastUserMessage() != "What is the codeword?" || req.Messages[len(req.Messages)-1].Role != "user" {
+			t.Fatalf("regenerate asked model %q, messages %+v, system:\n%s", req.Model, req.Messages, sys)
+		}
+		var msgs []chattest.Message
+		bob.must("GET", "/agents/conversations/"+sess.SessionID+"/messages", nil, &msgs)
+		if len(msgs) != 2 || msgs[1].MessageSeq != 2 || msgs[1].MessageContent != "echo: What is the codeword?" {
+			t.Fatalf("messages after regenerate = %+v", msgs)
+		}
+	})
+
 	t.Run("another user gets 404", func(t *testing.T) {
 		sid := sess.SessionID
 		for _, tt := range []struct {
@@ -247,6 +274,7 @@ func TestAgentSessionsEndToEnd(t *testing.T) {
 			{"PUT", "/agents/conversations/" + sid + "/end", nil},
 			{"DELETE", "/agents/conversations/" + sid, nil},
 			{"POST", "/agents/sessions/" + sid + "/chat", map[string]string{"inputMessage": "hi"}},
+			{"POST", "/agents/sessions/" + sid + "/regenerate", nil},
 			{"GET", "/agents/messages/history?sessionId=" + sid, nil},
 		} {
 			if r := carol.do(tt.method, tt.path, tt.body); r.Status != 404 || strings.Contains(r.Raw, "PINEAPPLE") {

@@ -44,6 +44,7 @@ func (h *Handler) RegisterSessions(g *gin.RouterGroup, auth gin.HandlerFunc, lim
 	def := limit("default")
 	g.POST("/sessions", def, h.createSession)
 	g.POST("/sessions/:sessionId/chat", limit("chat"), h.chat)
+	g.POST("/sessions/:sessionId/regenerate", limit("chat"), h.regenerate)
 	g.GET("/conversations", def, h.conversations)
 	g.GET("/conversations/:sessionId", def, h.conversation)
 	g.GET("/conversations/:sessionId/messages", def, h.messages)
@@ -175,6 +176,22 @@ func (h *Handler) chat(c *gin.Context) {
 		return
 	}
 	turn, err := h.svc.Prepare(c.Request.Context(), uid, sid, in)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	chat.Stream(c, turn)
+}
+
+// regenerate writes the last answer again, streamed as chat is. The agent
+// decides the model: a body, if any, is ignored.
+func (h *Handler) regenerate(c *gin.Context) {
+	uid, sid, err := sessionParam(c)
+	if err != nil {
+		httpx.Error(c, err)
+		return
+	}
+	turn, err := h.svc.PrepareRegenerate(c.Request.Context(), uid, sid)
 	if err != nil {
 		httpx.Error(c, err)
 		return

@@ -237,6 +237,13 @@ func (s *Service) Prepare(ctx context.Context, userID, sessionID string, in chat
 	return s.chats.Prepare(ctx, userID, sessionID, chat.ScopeAgent, in, s.profile)
 }
 
+// PrepareRegenerate starts writing the last answer of the caller's agent
+// session again, from the agent's current prompt, model and files (see
+// chat.PrepareRegenerate).
+func (s *Service) PrepareRegenerate(ctx context.Context, userID, sessionID string) (*chat.Turn, error) {
+	return s.chats.PrepareRegenerate(ctx, userID, sessionID, chat.ScopeAgent, chat.RegenerateInput{}, s.profile)
+}
+
 // profile is the chat.ProfileFunc of agent sessions: the agent's provider
 // configuration, its system prompt (with the session's files appended, see
 // FilesSection), and its model and temperature where set. The request's

@@ -1,6 +1,6 @@
 // The agents page lists the files of the open conversation: a file given to
 // the agent appears with its size, downloads under its name, and can be
-// deleted (after a confirmation).
+// deleted (after a confirmation); the agent's last answer can be regenerated.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
@@ -59,6 +59,17 @@ test('agents: the conversation\'s files can be downloaded and deleted', { timeou
   await page.getByRole('button', { name: 'Send' }).click();
   await page.locator('.chat-title', { hasText: 'What is in the notes' }).waitFor();
   await page.locator('button.conv[aria-current="true"] .conv-title', { hasText: 'What is in the notes' }).waitFor({ timeout: 20000 });
+  // The agent's answer can be written again: it replaces the old one.
+  await page.locator('.msg-ai:not(.streaming) .msg-content').last().waitFor();
+  const regen = page.getByRole('button', { name: 'Regenerate' });
+  assert.equal(await regen.count(), 1, 'the last answer offers Regenerate');
+  const answered = page.waitForResponse((r) => r.url().endsWith('/regenerate') && r.request().method() === 'POST');
+  await regen.click();
+  assert.equal((await answered).status(), 200);
+  await page.locator('.msg-ai:not(.streaming) .msg-content').last().waitFor();
+  assert.equal(await page.locator('.msg-ai').count(), 1, 'replaced, not added');
+  assert.equal(await page.locator('.msg-ai .msg-error').isVisible(), false, 'no error');
+  assert.match(await page.locator('.msg-ai .msg-content').textContent(), /\S/, 'an answer was written');
   await page.locator('#lang-switch [data-lang="zh-CN"]').click();
   await page.waitForFunction(() => document.documentElement.lang === 'zh-CN');
   const zhConv = page.locator('button.conv', { hasText: 'What is in the notes' });

@@ -414,6 +414,7 @@ export async function agentsView(root, params) {
     historyPath: (sid) => `/agents/conversations/${encodeURIComponent(sid)}/messages`,
     chatPath: (sid) => `/agents/sessions/${encodeURIComponent(sid)}/chat`,
     chatBody: (text) => ({ inputMessage: text }),
+    regeneratePath: (sid) => `/agents/sessions/${encodeURIComponent(sid)}/regenerate`,
     titleOf: async (sid) => (await api(`/agents/conversations/${encodeURIComponent(sid)}`)).title,
     // The built-in agent's name is the server's fixed id: named in the page's language.
     agentLabel: (c) => (agents.some((a) => a.builtIn && (a.id === c.agentId || a.agentName === c.agentName)) ? t('agents.builtinName') : ''),
