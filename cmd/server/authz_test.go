@@ -66,6 +66,7 @@ var policy = map[string]string{
 	"DELETE /api/xunzhi/v1/agents/files/:id":              "owner",
 	"POST /api/xunzhi/v1/agents/sessions/:sessionId/chat": "owner", "GET /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 	"GET /api/xunzhi/v1/agents/conversations/:sessionId/messages": "owner",
+	"POST /api/xunzhi/v1/agents/sessions/:sessionId/regenerate":   "owner",
 	"PUT /api/xunzhi/v1/agents/conversations/:sessionId/end":      "owner", "DELETE /api/xunzhi/v1/agents/conversations/:sessionId": "owner",
 
 	"POST /api/xunzhi/v1/interview/sessions": "user", "GET /api/xunzhi/v1/interview/conversations": "user",

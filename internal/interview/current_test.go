@@ -63,19 +63,22 @@ func TestCurrentQuestionFromMemory(t *testing.T) {
 				t.Fatal(err)
 			}
 			// The message has been sent when a answered; b handles it
-			// within a moment.
+			// within a moment. A read that a message of its session
+			// overtook is not kept (the messages of the session's
+			// creation may still be on their way at the first read), so
+			// b shows want and then, on a read after that, from memory.
 			for deadline := time.Now().Add(2 * time.Second); ; time.Sleep(time.Millisecond) {
 				got, _, err := current(b, "u1")
 				if err == nil && reflect.DeepEqual(got, want) {
-					break
+					again, n, err := current(b, "u1")
+					if err == nil && n == 0 && reflect.DeepEqual(again, want) {
+						break
+					}
+					got = again
 				}
 				if time.Now().After(deadline) {
-					t.Fatalf("%s: b = %+v, %v\nwant %+v", what, got, err, want)
+					t.Fatalf("%s: b = %+v, %v\nwant %+v, and then from memory", what, got, err, want)
 				}
-			}
-			again, n, err := current(b, "u1")
-			if err != nil || n != 0 || !reflect.DeepEqual(again, want) {
-				t.Fatalf("%s: b again = %+v, %v after %d statements, want %+v from memory", what, again, err, n, want)
 			}
 			raw, err := b.CurrentQuestionJSON(ctx, "u1", s.ID) // from memory, encoded once
 			if wantJSON, _ := json.Marshal(want); err != nil || string(raw) != string(wantJSON) {
